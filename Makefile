@@ -1,0 +1,53 @@
+# remelink developer tasks. Everything runs from a project-local virtual environment that
+# `make install` creates, so a clean checkout needs nothing but Python 3.11.
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+STAMP  := $(VENV)/.installed
+LLM_STAMP := $(VENV)/.installed-llm
+BENCH_STAMP := $(VENV)/.installed-bench
+# Tests and the demo never touch the network or a real key.
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export LITELLM_OFFLINE_MODE := true
+
+.PHONY: install install-llm install-bench test test-fast lint bench demo clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+$(LLM_STAMP): requirements/llm.lock | $(STAMP)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements/llm.lock
+	@touch $@
+
+$(BENCH_STAMP): requirements/bench.txt | $(STAMP)
+	$(PY) -m pip install --quiet -r requirements/bench.txt
+	@touch $@
+
+install: $(STAMP)            ## the package, its runtime dependencies and the dev tools
+install-llm: $(LLM_STAMP)    ## plus litellm (hash-locked) for the LLM engine
+install-bench: $(BENCH_STAMP) ## plus the reference engines and peers the benchmarks compare with
+
+test: $(LLM_STAMP)           ## the whole suite (the litellm loopback tests need the llm extra)
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+lint: $(STAMP)
+	$(BIN)/ruff check remelink tests bench
+	$(BIN)/mypy
+
+bench: $(BENCH_STAMP) $(LLM_STAMP)
+	$(PY) bench/run_all.py
+
+demo: $(STAMP)               ## the README's first command, on a scratch copy of the demo vault
+	rm -rf /tmp/remelink-demo && cp -r fixtures/demo-vault /tmp/remelink-demo
+	$(BIN)/remelink lint-links --vault /tmp/remelink-demo
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

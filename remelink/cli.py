@@ -1,0 +1,161 @@
+"""The command line: the only Typer module. Each command parses its arguments, calls one core
+function, renders the result and returns an exit code (SPEC §13). Core modules are imported
+inside the commands so that `remelink --help` and `remelink lint-links` stay fast, and only the
+LLM path ever imports litellm.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from remelink import __version__
+from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError
+
+app = typer.Typer(
+    name="remelink",
+    help="Long-term memory as a markdown vault: distil daily/ and resource/ notes into a linked "
+         "digest/, and keep every wikilink and Sources section valid.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint.",
+                        no_args_is_help=True, rich_markup_mode=None)
+index_app = typer.Typer(help="The node index under .remelink/index/ (derived, safe to delete).",
+                        no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(dream_app, name="dream")
+app.add_typer(index_app, name="index")
+
+VaultOpt = Annotated[Path | None, typer.Option(
+    "--vault", help="Vault root (default: nearest folder holding .remelink/, else the working "
+                    "directory).", show_default=False)]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.", hidden=True)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(f"remelink: {message}\n")
+
+
+def _crash_log(exc: BaseException) -> Path | None:
+    """Write the traceback of an unexpected error where the user can attach it to a report."""
+    from remelink.vault.paths import find_vault_root
+
+    text = "".join(traceback.format_exception(exc))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for folder in (find_vault_root() / ".remelink", Path(os.environ.get("TMPDIR", "/tmp"))):
+        try:
+            if folder.is_dir():
+                path = folder / f"crash-{stamp}-{os.getpid()}.log"
+                path.write_text(f"remelink {__version__}\n{text}", encoding="utf-8")
+                return path
+        except OSError:
+            continue
+    return None
+
+
+def handles_errors(func: F) -> F:
+    """Translate errors into one line on stderr and an exit code; tracebacks only with --debug."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        debug = bool(kwargs.get("debug")) or os.environ.get("REMELINK_DEBUG") == "1"
+        try:
+            code = func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except RemelinkError as exc:
+            if debug:
+                traceback.print_exc()
+            _err(f"error: {exc}")
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            _err("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Exception as exc:
+            if debug:
+                raise
+            log = _crash_log(exc)
+            where = f"; details in {log}" if log else ""
+            _err(f"unexpected error: {type(exc).__name__}: {exc}{where} (rerun with --debug)")
+            raise typer.Exit(EXIT_PROBLEMS) from None
+        raise typer.Exit(code or 0)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"remelink {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Show the version and exit.")] = False) -> None:
+    """remelink: memory as a markdown vault."""
+
+
+@app.command("init")
+@handles_errors
+def init_cmd(
+    directory: Annotated[Path, typer.Argument(help="Folder to turn into a vault.")] = Path("."),
+    debug: DebugOpt = False,
+) -> int:
+    """Create daily/, resource/, digest/{procedure,personal,wiki}/ and a commented config."""
+    from remelink.scaffold import init
+
+    result = init(directory)
+    if result.created:
+        for rel in result.created:
+            typer.echo(f"created {rel}")
+    else:
+        typer.echo(f"{result.root} is already a remelink vault; nothing to create")
+    return 0
+
+
+@app.command("lint-links")
+@handles_errors
+def lint_links_cmd(
+    paths: Annotated[list[str] | None, typer.Argument(
+        help="Markdown files to check (default: the whole vault). Targets resolve against the "
+             "whole vault.", show_default=False)] = None,
+    vault: VaultOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    include_all: Annotated[bool, typer.Option(
+        "--all", help="Also report links elsewhere that point at PATHS (renames, deletions).")] = False,
+    resolution: Annotated[str | None, typer.Option(
+        help="path or obsidian (overrides links.resolution).")] = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Validate every wikilink and every digest node's '## Sources' section (exit 1 on errors)."""
+    from remelink.errors import UsageError
+    from remelink.lint import run
+
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format must be text or json, got {fmt!r}")
+    if resolution not in (None, "path", "obsidian"):
+        raise UsageError(f"--resolution must be path or obsidian, got {resolution!r}")
+    return run(paths or [], vault=str(vault) if vault else None, fmt=fmt,
+               include_all=include_all, resolution=resolution)
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

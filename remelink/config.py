@@ -1,0 +1,250 @@
+"""Settings: defaults < `.remelink/config.yaml` < `REMELINK_*` environment < flags (SPEC §12).
+
+Kept free of heavy imports: PyYAML is imported only when a config file exists, so the pre-commit
+hook stays fast. Unknown keys and bad values are configuration errors (exit 2) that name the key
+and the file, because a typo that silently does nothing is worse than a refusal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from remelink.errors import ConfigError
+
+CONFIG_FILE = ".remelink/config.yaml"
+LEVELS = ("error", "warning", "off")
+PROBLEM_CODES = {
+    "broken-link": "error",
+    "missing-anchor": "error",
+    "ambiguous-link": "error",
+    "outside-vault": "error",
+    "missing-sources": "error",
+    "empty-sources": "error",
+    "bare-source-link": "error",
+    "non-source-target": "error",
+    "relation-field": "error",
+    "frontmatter": "error",
+    "orphan-node": "off",
+    "unreadable": "warning",
+}
+DEFAULT_STEPS = ("dream_extract_step", "dream_integrate_step", "dream_finish_step", "auto_tag_step")
+
+
+@dataclass(frozen=True)
+class Folders:
+    daily: str = "daily"
+    resource: str = "resource"
+    digest: str = "digest"
+
+
+@dataclass(frozen=True)
+class DreamSettings:
+    steps: tuple[str, ...] = DEFAULT_STEPS
+    max_units: int = 20
+    max_steps: int = 30
+    max_attempts: int = 3
+    concurrency: int = 1
+    node_search_limit: int = 25
+    repair_turns: int = 3
+    topic_count: int = 3
+    topic_diversity_days: int = 7
+    max_tags: int = 3
+    batch_chars: int = 60_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str = "local"
+    api_base: str | None = None
+    language: str = "auto"
+    timeout: float = 120.0
+    retries: int = 4
+    folders: Folders = field(default_factory=Folders)
+    resolution: str = "path"
+    lint: Mapping[str, str] = field(default_factory=lambda: dict(PROBLEM_CODES))
+    auto_dream: DreamSettings = field(default_factory=DreamSettings)
+    max_note_bytes: int = 10 * 1024 * 1024
+    embedder: str = "auto"
+
+    def level(self, code: str) -> str:
+        return self.lint.get(code, "error")
+
+
+_TOP_KEYS = {"model", "api_base", "language", "timeout", "retries", "folders", "links", "lint",
+             "auto_dream", "limits", "local"}
+
+
+def _type_error(key: str, want: str, value: Any, source: str) -> ConfigError:
+    return ConfigError(f"{key} must be {want}, got {value!r}", path=source)
+
+
+def _as_int(key: str, value: Any, source: str, *, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        else:
+            raise _type_error(key, "an integer", value, source)
+    if value < minimum:
+        raise _type_error(key, f"an integer >= {minimum}", value, source)
+    return value
+
+
+def _as_str(key: str, value: Any, source: str, *, choices: tuple[str, ...] | None = None) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _type_error(key, "a non-empty string", value, source)
+    if choices and value not in choices:
+        raise _type_error(key, " | ".join(choices), value, source)
+    return value.strip()
+
+
+def _folder_name(key: str, value: Any, source: str) -> str:
+    text = _as_str(key, value, source)
+    if "/" in text.strip("/") or text in (".", "..") or text.startswith("."):
+        raise _type_error(key, "a plain folder name", value, source)
+    return text.strip("/")
+
+
+def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
+    """Layer a mapping of config keys (as in config.yaml) over `settings`."""
+    if not isinstance(data, Mapping):
+        raise ConfigError("configuration must be a mapping of keys", path=source)
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}", path=source,
+                          hint=f"valid keys: {', '.join(sorted(_TOP_KEYS))}")
+    s = settings
+    if "model" in data:
+        s = replace(s, model=_as_str("model", data["model"], source))
+    if "api_base" in data:
+        value = data["api_base"]
+        s = replace(s, api_base=None if value in (None, "") else _as_str("api_base", value, source))
+    if "language" in data:
+        s = replace(s, language=_as_str("language", data["language"], source,
+                                        choices=("auto", "en", "zh")))
+    if "timeout" in data:
+        try:
+            timeout = float(data["timeout"])
+        except (TypeError, ValueError):
+            raise _type_error("timeout", "a number of seconds", data["timeout"], source) from None
+        if timeout <= 0:
+            raise _type_error("timeout", "a positive number of seconds", data["timeout"], source)
+        s = replace(s, timeout=timeout)
+    if "retries" in data:
+        s = replace(s, retries=_as_int("retries", data["retries"], source))
+    if "folders" in data:
+        folders = _sub(data, "folders", source)
+        _only(folders, {"daily", "resource", "digest"}, "folders", source)
+        s = replace(s, folders=replace(s.folders, **{
+            k: _folder_name(f"folders.{k}", v, source) for k, v in folders.items()}))
+        names = [s.folders.daily, s.folders.resource, s.folders.digest]
+        if len(set(names)) != 3:
+            raise ConfigError("folders.daily, folders.resource and folders.digest must differ",
+                              path=source)
+    if "links" in data:
+        links = _sub(data, "links", source)
+        _only(links, {"resolution"}, "links", source)
+        if "resolution" in links:
+            s = replace(s, resolution=_as_str("links.resolution", links["resolution"], source,
+                                              choices=("path", "obsidian")))
+    if "lint" in data:
+        lint = _sub(data, "lint", source)
+        _only(lint, set(PROBLEM_CODES), "lint", source)
+        levels = dict(s.lint)
+        for code, level in lint.items():
+            levels[code] = _as_str(f"lint.{code}", level, source, choices=LEVELS)
+        s = replace(s, lint=levels)
+    if "limits" in data:
+        limits = _sub(data, "limits", source)
+        _only(limits, {"max_note_bytes"}, "limits", source)
+        if "max_note_bytes" in limits:
+            s = replace(s, max_note_bytes=_as_int("limits.max_note_bytes", limits["max_note_bytes"],
+                                                  source, minimum=1))
+    if "local" in data:
+        local = _sub(data, "local", source)
+        _only(local, {"embedder"}, "local", source)
+        if "embedder" in local:
+            s = replace(s, embedder=_as_str("local.embedder", local["embedder"], source))
+    if "auto_dream" in data:
+        dream = _sub(data, "auto_dream", source)
+        names = {f.name for f in fields(DreamSettings)}
+        _only(dream, names, "auto_dream", source)
+        changes: dict[str, Any] = {}
+        for key, value in dream.items():
+            if key == "steps":
+                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                    raise _type_error("auto_dream.steps", "a list of step names", value, source)
+                changes["steps"] = tuple(value)
+            else:
+                minimum = 1 if key in ("max_steps", "max_attempts", "concurrency",
+                                       "node_search_limit", "batch_chars") else 0
+                changes[key] = _as_int(f"auto_dream.{key}", value, source, minimum=minimum)
+        if "node_search_limit" in changes and changes["node_search_limit"] > 100:
+            raise _type_error("auto_dream.node_search_limit", "at most 100",
+                              changes["node_search_limit"], source)
+        s = replace(s, auto_dream=replace(s.auto_dream, **changes))
+    return s
+
+
+def _sub(data: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:
+    value = data[key]
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _type_error(key, "a mapping", value, source)
+    return value
+
+
+def _only(data: Mapping[str, Any], allowed: set[str], prefix: str, source: str) -> None:
+    unknown = set(data) - allowed
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(f'{prefix}.{k}' for k in sorted(map(str, unknown)))}",
+                          path=source, hint=f"valid: {', '.join(sorted(allowed))}")
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    """`REMELINK_MODEL=x`, `REMELINK_LINKS__RESOLUTION=obsidian`, `REMELINK_AUTO_DREAM__MAX_UNITS=5`."""
+    data: dict[str, Any] = {}
+    for name, raw in env.items():
+        if not name.startswith("REMELINK_") or name in ("REMELINK_DEBUG",):
+            continue
+        path = [p.lower() for p in name[len("REMELINK_"):].split("__")]
+        if path[0] not in _TOP_KEYS:
+            continue
+        value: Any = raw
+        if raw.strip().lstrip("-").isdigit():
+            value = int(raw)
+        elif "," in raw and path == ["auto_dream", "steps"]:
+            value = [v.strip() for v in raw.split(",") if v.strip()]
+        node = data
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = value
+    return data
+
+
+def load_settings(vault: Path, env: Mapping[str, str] | None = None,
+                  overrides: Mapping[str, Any] | None = None) -> Settings:
+    """Settings for `vault`: defaults, then config.yaml, then environment, then flags."""
+    settings = Settings()
+    path = vault / CONFIG_FILE
+    if path.is_file():
+        import yaml
+
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ConfigError(f"cannot parse config: {first}", path=CONFIG_FILE) from None
+        if data is not None:
+            settings = apply(settings, data, CONFIG_FILE)
+    env_data = _env_layer(os.environ if env is None else env)
+    if env_data:
+        settings = apply(settings, env_data, "environment (REMELINK_*)")
+    if overrides:
+        settings = apply(settings, {k: v for k, v in overrides.items() if v is not None},
+                         "command line")
+    return settings

@@ -1,0 +1,136 @@
+"""Vault root discovery, workspace-relative paths, the sandbox, and slugs (SPEC §1).
+
+Every path remelink prints, stores or writes into a link is workspace-relative, POSIX-separated,
+NFC-normalised and keeps its extension. These helpers are the only place that turns untrusted
+text (a tool argument, a wikilink target, a command-line path) into a filesystem path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from pathlib import Path, PurePosixPath
+
+from remelink.errors import SandboxError
+
+MARKER_DIR = ".remelink"
+BUCKETS = ("procedure", "personal", "wiki")
+
+# Folders never scanned as notes: remelink's own state, VCS and editor metadata.
+SKIP_DIRS = frozenset({MARKER_DIR, ".git", ".hg", ".svn", ".obsidian", ".trash", "node_modules"})
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def find_vault_root(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """`--vault PATH`, else the nearest ancestor of the working directory holding `.remelink/`,
+    else the working directory (SPEC §1)."""
+    if explicit is not None:
+        return Path(explicit).expanduser().resolve()
+    here = (cwd or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / MARKER_DIR).is_dir():
+            return candidate
+    return here
+
+
+def is_unsafe_target(text: str) -> str | None:
+    """Why `text` may never name a file inside the vault, or None when it is acceptable.
+
+    Absolute paths, `~`, Windows drives and any `..` segment are refused everywhere (SPEC §3.2).
+    """
+    if text.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(text):
+        return "absolute path"
+    parts = re.split(r"[\\/]", text)
+    if ".." in parts:
+        return "path climbs out with '..'"
+    return None
+
+
+def normalize_relpath(text: str) -> str:
+    """Turn user or model text into a canonical workspace-relative path, or raise SandboxError.
+
+    Accepts `./` prefixes and doubled slashes; refuses absolute paths, `..`, backslashes and
+    control characters. The result is NFC-normalised with POSIX separators.
+    """
+    raw = text.strip()
+    if not raw:
+        raise SandboxError("empty path")
+    reason = is_unsafe_target(raw)
+    if reason:
+        raise SandboxError(f"{reason}: {raw!r}", hint="use a workspace-relative path such as "
+                           "digest/wiki/some-node.md")
+    if _CONTROL.search(raw):
+        raise SandboxError(f"control character in path {raw!r}")
+    if "\\" in raw:
+        raise SandboxError(f"backslash in path {raw!r}", hint="use '/' as the separator")
+    parts = [p for p in raw.split("/") if p not in ("", ".")]
+    if not parts:
+        raise SandboxError(f"path names no file: {raw!r}")
+    return nfc(str(PurePosixPath(*parts)))
+
+
+def resolve_inside(root: Path, rel: str, *, follow_symlinks: bool = True) -> Path:
+    """The absolute path of workspace-relative `rel`, after checking it stays inside `root`.
+
+    With `follow_symlinks=False` any symlink on the way (including the file itself) is refused,
+    which is what writes require (SPEC §6 sandbox).
+    """
+    rel = normalize_relpath(rel)
+    root = root.resolve()
+    path = root.joinpath(*rel.split("/"))
+    if not follow_symlinks:
+        probe = root
+        for part in rel.split("/"):
+            probe = probe / part
+            if probe.is_symlink():
+                raise SandboxError(f"refusing to write through a symlink: {rel}")
+    real = Path(os.path.realpath(path))
+    if real != root and root not in real.parents:
+        raise SandboxError(f"path resolves outside the vault: {rel}")
+    return path
+
+
+def relpath_of(root: Path, path: Path) -> str:
+    """Workspace-relative POSIX form of an absolute path inside the vault."""
+    return nfc(path.resolve().relative_to(root.resolve()).as_posix())
+
+
+_SLUG_FORBIDDEN = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+def slugify(title: str, *, max_length: int = 80) -> str:
+    """A file-name slug for a node title (SPEC §1).
+
+    ASCII titles become lowercase kebab-case; CJK characters are kept as they are; characters
+    that are unsafe in file names never appear; no leading or trailing dots, spaces or dashes.
+    """
+    text = nfc(title).strip()
+    text = _SLUG_FORBIDDEN.sub(" ", text)
+    # Decompose accents so "Café" becomes "cafe"; CJK is unaffected by NFKD stripping below.
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFKD", text):
+        if unicodedata.combining(ch):
+            continue
+        if ch.isascii():
+            out.append(ch.lower() if ch.isalnum() else "-")
+        elif ch.isalnum():
+            out.append(ch)
+        else:
+            out.append("-")
+    slug = re.sub(r"-{2,}", "-", "".join(out)).strip("-.")
+    slug = nfc(slug)
+    if len(slug) > max_length:
+        slug = slug[:max_length].rstrip("-.")
+    return slug or "node"
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))

@@ -1,0 +1,75 @@
+"""Shared fixtures. Every test runs with a scrubbed environment: no REMELINK_* settings, no
+provider keys, litellm forced offline, and no network."""
+
+from __future__ import annotations
+
+import os
+import socket
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+_KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "AZURE_API_KEY",
+             "MISTRAL_API_KEY", "GROQ_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("REMELINK_") or name in _KEY_VARS:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    monkeypatch.setenv("LITELLM_OFFLINE_MODE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only loopback connections are allowed (the litellm test server lives there)."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1") and \
+                self.family in (socket.AF_INET, socket.AF_INET6):
+            raise OSError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+VaultFactory = Callable[[dict[str, str | bytes]], Path]
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path) -> Iterator[VaultFactory]:
+    """Build a vault from {relative path: text or bytes}; text is dedented."""
+
+    def build(files: dict[str, str | bytes], *, marker: bool = True) -> Path:
+        root = tmp_path / "vault"
+        root.mkdir(exist_ok=True)
+        if marker:
+            (root / ".remelink").mkdir(exist_ok=True)
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
+        return root
+
+    yield build
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under root (except the derived index) with its bytes: for 'vault unchanged'."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and ".remelink/index" not in path.as_posix():
+            out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
