@@ -152,6 +152,86 @@ def lint_links_cmd(
                include_all=include_all, resolution=resolution)
 
 
+@app.command("integrate")
+@handles_errors
+def integrate_cmd(
+    units_file: Annotated[str, typer.Argument(
+        metavar="UNITS", help="JSON or YAML list of units {name, bucket, summary, paths}, or - "
+                              "for stdin.")],
+    vault: VaultOpt = None,
+    model: Annotated[str | None, typer.Option(
+        help="local (default), scripted:FILE, or any litellm model id.")] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Print the unified diff of each change; write nothing.")] = False,
+    json_out: JsonOpt = False,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for the vault lock.")] = 0.0,
+    debug: DebugOpt = False,
+) -> int:
+    """Integrate memory units into the digest: one node created or updated per unit."""
+    from remelink.config import load_settings
+    from remelink.errors import UsageError
+    from remelink.integrate import integrate
+    from remelink.models import make_model
+    from remelink.units import parse_units_document
+    from remelink.vault.paths import find_vault_root
+
+    root = find_vault_root(vault)
+    settings = load_settings(root, overrides={"model": model} if model else None)
+    if units_file == "-":
+        text, source = sys.stdin.read(), "stdin"
+    else:
+        try:
+            text, source = Path(units_file).read_text(encoding="utf-8"), units_file
+        except OSError as exc:
+            raise UsageError(f"cannot read units file: {exc.strerror or exc}",
+                             path=units_file) from None
+    units = parse_units_document(text, source=source)
+    engine = make_model(settings)
+    report = integrate(root, settings, units, engine, dry_run=dry_run, wait=wait)
+    leftover = getattr(engine, "unused", 0)
+    if json_out:
+        import json
+
+        payload = {
+            "ok": report.failed == 0 and not leftover,
+            "command": "integrate",
+            "duration_ms": round(report.seconds * 1000),
+            "counts": {"units": len(report.results), "failed": report.failed},
+            "data": [_unit_json(r, include_diff=dry_run) for r in report.results],
+            "errors": [f"{r.unit.name}: {r.error}" for r in report.results if not r.ok],
+        }
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        for r in report.results:
+            if r.ok:
+                typer.echo(f"{r.action:<11} {r.target}  {r.note}".rstrip())
+                tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
+                sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
+                                 f"{r.seconds:.2f} s\n")
+                if dry_run and r.diff:
+                    typer.echo(r.diff, nl=False)
+            else:
+                typer.echo(f"{'FAILED':<11} {r.unit.name}: {r.error}")
+    if leftover:
+        _err(f"error: the scripted model has {leftover} unused step(s)")
+    return 1 if report.failed or leftover else 0
+
+
+def _unit_json(r: object, *, include_diff: bool) -> dict[str, object]:
+    from remelink.integrate import UnitResult
+
+    assert isinstance(r, UnitResult)
+    data: dict[str, object] = {
+        "unit": r.unit.name, "id": r.unit.id, "status": r.status, "action": r.action,
+        "target": r.target, "note": r.note, "error": r.error,
+        "tokens": {"prompt": r.usage.prompt_tokens, "completion": r.usage.completion_tokens},
+        "steps": r.steps, "duration_ms": round(r.seconds * 1000),
+    }
+    if include_diff:
+        data["diff"] = r.diff
+    return data
+
+
 def main() -> None:
     """Console entry point."""
     app()

@@ -1,0 +1,126 @@
+"""The bounded tool loop (SPEC §7.1, STYLE habits 6-7).
+
+Driven by `tool_calls`, never by `finish_reason`. A turn with tool calls runs them and appends
+their results; a turn without is a final answer, handed to `judge`, which either accepts it or
+returns feedback that goes back to the model as a user message (a repair turn). Unknown tools,
+malformed JSON, schema errors and tool errors are all fed back as `Error: ...` tool results.
+Infrastructure failures (ModelError from the backend) propagate and end the unit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from remelink.errors import RemelinkError
+from remelink.models.base import ChatModel, Message, Usage
+from remelink.tools.base import ToolBox, ToolOutcome
+
+T = TypeVar("T")
+
+
+class LoopError(RemelinkError):
+    """The agent did not produce an acceptable answer within its budget."""
+
+
+@dataclass(frozen=True)
+class Accept(Generic[T]):
+    value: T
+
+
+@dataclass(frozen=True)
+class Feedback:
+    message: str
+
+
+@dataclass
+class Transcript:
+    messages: list[Message]
+    tool_outcomes: list[ToolOutcome] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    steps: int = 0
+    repairs: int = 0
+    model_seconds: float = 0.0
+
+
+def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
+             judge: Callable[[str], Accept[T] | Feedback], *, max_steps: int,
+             max_repairs: int) -> tuple[T, Transcript]:
+    """Run the conversation until `judge` accepts a final answer; raise LoopError otherwise."""
+    transcript = Transcript(messages=messages)
+    specs = tools.specs()
+    while transcript.steps < max_steps:
+        transcript.steps += 1
+        started = time.perf_counter()
+        turn = model.complete(messages, specs)
+        transcript.model_seconds += time.perf_counter() - started
+        transcript.usage = transcript.usage + turn.usage
+        messages.append(turn.as_message())
+        if turn.tool_calls:
+            for call in turn.tool_calls:
+                outcome = tools.call(call)
+                transcript.tool_outcomes.append(outcome)
+                messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                                 "content": outcome.result})
+            continue
+        verdict = judge(turn.text or "")
+        if isinstance(verdict, Accept):
+            return verdict.value, transcript
+        if transcript.repairs >= max_repairs:
+            raise LoopError(f"answer not accepted after {max_repairs} repair turn(s): "
+                            f"{verdict.message.splitlines()[0]}")
+        transcript.repairs += 1
+        messages.append({"role": "user", "content": verdict.message})
+    raise LoopError(f"step limit reached ({max_steps} model turns) without an accepted answer")
+
+
+_FENCE_RE = re.compile(r"```[ \t]*([A-Za-z]*)[ \t]*\n(.*?)```", re.S)
+_BRACES_RE = re.compile(r"\{.*\}", re.S)
+
+
+def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The first mapping in a model's answer: the whole text as JSON/YAML, a fenced block, or a
+    `{...}` span; tolerant of prose around it. With `required`, the mapping must hold those keys."""
+    import yaml
+
+    candidates: list[str] = [text]
+    candidates += [m.group(2) for m in _FENCE_RE.finditer(text)]
+    braces = _BRACES_RE.search(text)
+    if braces:
+        candidates.append(braces.group(0))
+    for candidate in candidates:
+        data: Any = None
+        stripped = candidate.strip()
+        if not stripped:
+            continue
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            try:
+                data = yaml.safe_load(stripped)
+            except yaml.YAMLError:
+                continue
+        if isinstance(data, dict) and all(k in data for k in required):
+            return {str(k): v for k, v in data.items()}
+    return None
+
+
+_LINE_FIELD_RE = re.compile(r"^\W*(action|target_path|note)\W*[:=]\s*(.+?)\s*$", re.M | re.I)
+
+
+def parse_receipt(text: str) -> dict[str, Any] | None:
+    """`{action, target_path, note}` from the final answer, or None."""
+    data = parse_object(text, ("action",))
+    if data is None:
+        fields = {m.group(1).lower(): m.group(2).strip().strip("\"'`,") for m in
+                  _LINE_FIELD_RE.finditer(text)}
+        data = dict(fields) if "action" in fields else None
+    if data is None:
+        return None
+    if "target" in data and "target_path" not in data:
+        data["target_path"] = data.pop("target")
+    return data

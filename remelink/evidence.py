@@ -1,0 +1,145 @@
+"""Bounded evidence for a unit: the parts of its source notes that matter, never whole files.
+
+Each source contributes its blocks (paragraphs, list items, headings for context) ranked by
+overlap with the unit's name, summary and points, kept in document order, within a per-source
+and a total character budget. The model can `read` a note for more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from remelink.errors import NoteError
+from remelink.units import Unit
+from remelink.vault.notes import Note, read_note
+from remelink.vault.paths import has_cjk
+
+PER_SOURCE_CHARS = 1_500
+TOTAL_CHARS = 6_000
+
+_WORD_RE = re.compile(r"[^\W\d_]{2,}|\d+", re.UNICODE)
+_CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+def terms(text: str) -> set[str]:
+    """Lowercased Latin words and CJK character bigrams (the same idea as the index analyzer)."""
+    out: set[str] = set()
+    for m in _WORD_RE.finditer(text.lower()):
+        word = m.group(0)
+        if _CJK_RUN_RE.fullmatch(word):
+            continue
+        out.add(word)
+    for m in _CJK_RUN_RE.finditer(text):
+        run = m.group(0)
+        if len(run) == 1:
+            out.add(run)
+        out.update(run[i:i + 2] for i in range(len(run) - 1))
+    return out
+
+
+def detect_language(text: str) -> str:
+    """`zh` when CJK characters make up a fifth or more of the letters, else `en`."""
+    cjk = sum(len(m.group(0)) for m in _CJK_RUN_RE.finditer(text))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return "zh" if cjk and cjk * 5 >= cjk + latin else "en"
+
+
+def blocks(note: Note) -> list[tuple[str, bool]]:
+    """(text, is_heading) blocks of a note body, in order."""
+    out: list[tuple[str, bool]] = []
+    current: list[str] = []
+    in_fence = False
+    for line in note.body.replace("\r\n", "\n").split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            current.append(line)
+            continue
+        if in_fence:
+            current.append(line)
+            continue
+        starts_item = bool(re.match(r"\s*(?:[-*+]|\d+[.)])\s+", line))
+        if not stripped or stripped.startswith("#") or starts_item:
+            if current:
+                out.append(("\n".join(current).strip(), False))
+                current = []
+            if stripped.startswith("#"):
+                out.append((stripped, True))
+                continue
+            if not stripped:
+                continue
+        current.append(line)
+    if current:
+        out.append(("\n".join(current).strip(), False))
+    return [(t, h) for t, h in out if t]
+
+
+def excerpt(note: Note, wanted: set[str], budget: int) -> str:
+    """The most relevant blocks of `note` (with their headings), in order, within `budget`."""
+    items = blocks(note)
+    if sum(len(t) for t, _ in items) <= budget:
+        return "\n".join(t for t, _ in items)
+    scored = []
+    heading_of: dict[int, int] = {}
+    last_heading = -1
+    for i, (text, is_heading) in enumerate(items):
+        if is_heading:
+            last_heading = i
+            continue
+        heading_of[i] = last_heading
+        overlap = len(terms(text) & wanted)
+        scored.append((overlap, -i, i))
+    chosen: set[int] = set()
+    used = 0
+    for overlap, _, i in sorted(scored, reverse=True):
+        if overlap == 0 and chosen:
+            break
+        text = items[i][0]
+        extra = len(text) + (len(items[heading_of[i]][0]) if heading_of[i] >= 0 and
+                             heading_of[i] not in chosen else 0)
+        if used + extra > budget:
+            continue
+        chosen.add(i)
+        if heading_of[i] >= 0:
+            chosen.add(heading_of[i])
+        used += extra
+    out = []
+    for i in sorted(chosen):
+        out.append(items[i][0])
+    omitted = len(items) - len(chosen)
+    if omitted:
+        out.append(f"[... {omitted} more block(s) not shown]")
+    return "\n".join(out)
+
+
+def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = None,
+          per_source: int = PER_SOURCE_CHARS, total: int = TOTAL_CHARS) -> str:
+    """The evidence section of the integration prompt for `unit`."""
+    wanted = terms(" ".join([unit.name, unit.summary, *unit.points]))
+    read = reader or (lambda rel: read_note(vault, rel))
+    parts: list[str] = []
+    remaining = total
+    paths: Sequence[str] = unit.paths
+    share = max(300, min(per_source, total // max(1, len(paths))))
+    for rel in paths:
+        if remaining <= 0:
+            parts.append(f"### {rel}\n[not shown: evidence budget used; call read]")
+            continue
+        try:
+            note = read(rel)
+        except NoteError as exc:
+            parts.append(f"### {rel}\n[unreadable: {exc}]")
+            continue
+        text = excerpt(note, wanted, min(share, remaining))
+        remaining -= len(text)
+        parts.append(f"### {rel}\n{text}")
+    return "\n\n".join(parts)
+
+
+def language_of(unit: Unit, evidence: str) -> str:
+    return detect_language(" ".join([unit.name, unit.summary, *unit.points, evidence]))
+
+
+__all__ = ["build", "detect_language", "excerpt", "has_cjk", "language_of", "terms"]

@@ -1,0 +1,88 @@
+"""The guarantees of SPEC §7.2 enforced in code, not left to the prompt.
+
+- Additive: an update never removes a wikilink or a Sources sentence the node had.
+- Valid output: the target passes the lint-links checks and cites every path of the unit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from remelink.config import Settings
+from remelink.lint import check_note, sources_section
+from remelink.units import Unit
+from remelink.vault import links as wl
+from remelink.vault.notes import Note
+from remelink.vault.resolve import Resolver, VaultFiles
+
+_WS = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def edge_set(note: Note) -> list[tuple[str, str | None]]:
+    """The (target, anchor) edges of a note, first occurrence order."""
+    return [(lk.target, lk.anchor) for lk in wl.dedupe(wl.parse_links(note.body, note.body_line))]
+
+
+def source_sentences(note: Note) -> list[str]:
+    """The paragraphs of the note's `## Sources` section (whitespace folded)."""
+    result = wl.scan(note.body, note.body_line)
+    section = sources_section(result.outline.headings)
+    if section is None:
+        return []
+    start, end = section
+    out = []
+    for para in result.paragraphs:
+        if start < para[0][0] < end:
+            text = _norm(wl.paragraph_text(para))
+            if text:
+                out.append(text)
+    return out
+
+
+def conservation_problems(original: Note, new: Note) -> list[str]:
+    """What `new` drops from `original`: wikilinks and Sources sentences, as readable items."""
+    problems: list[str] = []
+    after = set(edge_set(new))
+    missing = [e for e in edge_set(original) if e not in after]
+    if missing:
+        shown = ", ".join(f"[[{t}{'#' + a if a is not None else ''}]]" for t, a in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        problems.append(f"it would remove wikilink(s) {shown}{more}")
+    new_sources = " \n ".join(source_sentences(new))
+    lost = [s for s in source_sentences(original) if s not in new_sources]
+    if lost:
+        shown = "; ".join(repr(s[:120]) for s in lost[:3])
+        problems.append(f"it would remove Sources sentence(s) {shown}")
+    return problems
+
+
+def cited_sources(files: VaultFiles, settings: Settings, note: Note) -> set[str]:
+    """Resolved paths linked from the note's Sources section."""
+    result = wl.scan(note.body, note.body_line)
+    section = sources_section(result.outline.headings)
+    if section is None:
+        return set()
+    resolver = Resolver(files, settings.resolution)
+    out = set()
+    for link in result.links:
+        if section[0] < link.line < section[1]:
+            res = resolver.resolve(link.target, note.path)
+            if res.status == "ok" and res.path:
+                out.add(res.path)
+    return out
+
+
+def validation_problems(files: VaultFiles, settings: Settings, unit: Unit, note: Note) -> list[str]:
+    """Why `note` cannot be accepted as the unit's node yet (empty: it can)."""
+    problems = [f"line {p.line}: {p.code}: {p.message}"
+                for p in check_note(files, settings, note) if p.level == "error"]
+    cited = cited_sources(files, settings, note)
+    uncited = [p for p in unit.paths if p not in cited]
+    if uncited:
+        problems.append("## Sources does not cite " + ", ".join(f"[[{p}]]" for p in uncited) +
+                        " - add a sentence saying what each supports")
+    return problems

@@ -1,0 +1,323 @@
+"""Integrating one memory unit: one unit in, exactly one digest node written or updated, or
+nothing changed at all (SPEC §7).
+
+The model (LLM or the local engine) works through the six tools on an in-memory overlay. Its
+receipt is accepted only when the staged node passes the guards; then the node is written
+atomically (after an optional write-ahead hook used by the checkpoint) and the node index is
+updated. Any failure leaves the vault byte-for-byte as it was.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from remelink import evidence as ev
+from remelink import prompts
+from remelink.agent import Accept, Feedback, LoopError, parse_receipt, run_loop
+from remelink.config import Settings
+from remelink.errors import ModelError, RemelinkError, SandboxError
+from remelink.guards import validation_problems
+from remelink.models.base import ChatModel, Usage
+from remelink.tools.vault_tools import toolbox
+from remelink.units import Unit
+from remelink.vault import links as wl
+from remelink.vault.fsio import atomic_write
+from remelink.vault.notes import Note
+from remelink.vault.resolve import VaultFiles
+from remelink.workspace import UnitWorkspace
+
+ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
+
+
+class SearchIndex(Protocol):
+    def search(self, query: str, *, limit: int = 20, bucket: str | None = None,
+               refresh: bool = True) -> list[Any]: ...
+
+    def update(self, paths: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class Receipt:
+    action: str
+    target_path: str
+    note: str
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    unit: Unit
+    status: str  # done | failed
+    action: str | None = None
+    target: str | None = None
+    note: str = ""
+    error: str | None = None
+    diff: str = ""
+    content_hash: str | None = None
+    changed: bool = False
+    usage: Usage = field(default_factory=Usage)
+    steps: int = 0
+    repairs: int = 0
+    seconds: float = 0.0
+    model_seconds: float = 0.0
+    candidates: tuple[tuple[str, float], ...] = ()
+    classification: tuple[tuple[str, str], ...] = ()
+    related: tuple[str, ...] = ()
+    model: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "done"
+
+
+class TargetClaims:
+    """Serialises units that touch the same node when units run in parallel: a unit claims its
+    target on its first write and keeps it until it commits or fails. Each unit holds at most
+    one claim, so waiting can never deadlock."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._held: dict[str, str] = {}
+
+    def claim(self, target: str, owner: str) -> None:
+        with self._cond:
+            # A unit that has not staged anything yet may change its mind about the target:
+            # drop its other claims first, so it never holds two while waiting.
+            for other in [t for t, o in self._held.items() if o == owner and t != target]:
+                del self._held[other]
+            self._cond.notify_all()
+            while self._held.get(target, owner) != owner:
+                self._cond.wait()
+            self._held[target] = owner
+
+    def release(self, owner: str) -> None:
+        with self._cond:
+            for target in [t for t, o in self._held.items() if o == owner]:
+                del self._held[target]
+            self._cond.notify_all()
+
+
+CommitHook = Callable[[Unit, str, str], None]
+
+
+@dataclass
+class IntegrationContext:
+    vault: Path
+    settings: Settings
+    model: ChatModel
+    index: SearchIndex
+    files: VaultFiles
+    today: str
+    on_commit: CommitHook | None = None
+    claims: TargetClaims = field(default_factory=TargetClaims)
+    commit_lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@contextmanager
+def _with_path(files: VaultFiles, rel: str) -> Iterator[None]:
+    """Pretend `rel` exists while validating a staged new node (self-links, anchors)."""
+    added = rel not in files.files
+    if added:
+        files.add(rel)
+    try:
+        yield
+    finally:
+        if added:
+            files.discard(rel)
+
+
+def _check_receipt(ws: UnitWorkspace, data: dict[str, Any]) -> tuple[Receipt | None, list[str]]:
+    action = str(data.get("action", "")).strip().upper()
+    if action not in ACTIONS:
+        return None, [f"action must be one of {', '.join(ACTIONS)}, got {data.get('action')!r}"]
+    raw_target = data.get("target_path")
+    if not isinstance(raw_target, str) or not raw_target.strip():
+        return None, ["target_path is missing"]
+    try:
+        target = ws.tool_path(raw_target.strip().strip("[]"))
+    except SandboxError as exc:
+        return None, [f"target_path: {exc}"]
+    note = str(data.get("note") or "").strip()
+    if ws.target is not None and target != ws.target:
+        return None, [f"target_path is {target}, but this unit changed {ws.target}; the receipt "
+                      "names the node you wrote"]
+    if ws.target is None:
+        if action == "CREATE":
+            return None, ["the receipt says CREATE but nothing was written; write the node first"]
+        if ws.current(target) is None:
+            return None, [f"{target} does not exist; an update targets an existing node"]
+        return Receipt(action, target, note), []
+    if action == "CREATE" and ws.existed:
+        return None, [f"{target} existed before this unit, so the action is an update "
+                      "(CORROBORATE, REFINE or CORRECT), not CREATE"]
+    if action != "CREATE" and not ws.existed:
+        return None, [f"{target} is new, so the action is CREATE, not {action}"]
+    return Receipt(action, target, note), []
+
+
+def _classification(ws: UnitWorkspace, final: Note | None, receipt: Receipt,
+                    data: dict[str, Any]) -> tuple[tuple[tuple[str, float], ...],
+                                                   tuple[tuple[str, str], ...], tuple[str, ...]]:
+    best: dict[str, float] = {}
+    for _, hits in ws.searches:
+        for hit in hits:
+            best[hit.path] = max(best.get(hit.path, float("-inf")), float(hit.score))
+    candidates = tuple(sorted(best.items(), key=lambda kv: -kv[1]))
+    digest_prefix = ws.digest + "/"
+    linked = set()
+    if final is not None:
+        linked = {lk.target for lk in wl.parse_links(final.body) if lk.target.startswith(digest_prefix)}
+    given = data.get("classification") if isinstance(data.get("classification"), dict) else {}
+    classes = []
+    for path, _ in candidates:
+        label = given.get(path) if isinstance(given, dict) else None
+        if label not in ("same_abstraction", "related", "unrelated"):
+            if path == receipt.target_path and receipt.action != "CREATE":
+                label = "same_abstraction"
+            elif path in linked:
+                label = "related"
+            else:
+                label = "unrelated"
+        classes.append((path, str(label)))
+    related = tuple(sorted(p for p in linked if p != receipt.target_path))
+    return candidates, tuple(classes), related
+
+
+def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False) -> UnitResult:
+    """Integrate one unit. Never raises for unit-level failures: they come back as `failed`."""
+    started = time.perf_counter()
+    settings = ctx.settings
+    owner = f"{unit.id}-{threading.get_ident()}"
+    dream = settings.auto_dream
+
+    def search(query: str, limit: int, bucket: str | None) -> list[Any]:
+        return ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
+
+    ws = UnitWorkspace(ctx.vault, settings, unit, search,
+                       claim=lambda rel: ctx.claims.claim(rel, owner))
+    try:
+        evidence = ev.build(ctx.vault, unit)
+        language = settings.language if settings.language != "auto" else \
+            ev.language_of(unit, evidence)
+        folders = settings.folders
+        messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
+                                              daily=folders.daily, resource=folders.resource,
+                                              digest=folders.digest)
+        receipt_data: dict[str, Any] = {}
+
+        def judge(text: str) -> Accept[Receipt] | Feedback:
+            data = parse_receipt(text)
+            if data is None:
+                return Feedback(prompts.repair_message(
+                    ["no receipt found: answer with only {\"action\": ..., \"target_path\": ..., "
+                     "\"note\": ...}"], language=language))
+            receipt, problems = _check_receipt(ws, data)
+            if receipt is None:
+                return Feedback(prompts.repair_message(problems, language=language))
+            final = ws.staged or ws.current(receipt.target_path)
+            if final is None:
+                return Feedback(prompts.repair_message([f"{receipt.target_path} is empty"],
+                                                       language=language))
+            with _with_path(ctx.files, final.path):
+                problems = validation_problems(ctx.files, settings, unit, final)
+            if problems:
+                return Feedback(prompts.repair_message(problems, language=language))
+            receipt_data.clear()
+            receipt_data.update(data)
+            return Accept(receipt)
+
+        receipt, transcript = run_loop(ctx.model, messages, toolbox(ws), judge,
+                                       max_steps=dream.max_steps, max_repairs=dream.repair_turns)
+        final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
+        before = ws.original.render() if ws.original is not None else b""
+        after = final.render() if final is not None else before
+        changed = ws.staged is not None and after != before
+        diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
+        if changed and not dry_run:
+            _commit(ctx, ws, unit, receipt.target_path, after)
+        candidates, classes, related = _classification(ws, final, receipt, receipt_data)
+        return UnitResult(
+            unit=unit, status="done", action=receipt.action, target=receipt.target_path,
+            note=receipt.note, diff=diff, content_hash=_hash(after), changed=changed,
+            usage=transcript.usage, steps=transcript.steps, repairs=transcript.repairs,
+            seconds=time.perf_counter() - started, model_seconds=transcript.model_seconds,
+            candidates=candidates, classification=classes, related=related,
+            model=ctx.model.name)
+    except (LoopError, ModelError, RemelinkError) as exc:
+        return UnitResult(unit=unit, status="failed", error=str(exc),
+                          seconds=time.perf_counter() - started, target=ws.target,
+                          model=ctx.model.name)
+    finally:
+        ctx.claims.release(owner)
+
+
+def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
+            data: bytes) -> None:
+    """Write the accepted node: check nobody changed it meanwhile, run the write-ahead hook,
+    replace atomically, then refresh the file list and the node index."""
+    path = ctx.vault / target
+    with ctx.commit_lock:
+        on_disk = path.read_bytes() if path.exists() else None
+        expected = ws.original.render() if ws.original is not None else None
+        if on_disk != expected:
+            raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
+                                "the unit will be retried", path=target)
+        if ctx.on_commit is not None:
+            ctx.on_commit(unit, target, _hash(data))
+        atomic_write(path, data)
+        ctx.files.add(target)
+    ctx.index.update([target])
+
+
+def _diff(target: str, before: bytes, after: bytes, *, created: bool) -> str:
+    a = before.decode("utf-8", "replace").splitlines(keepends=True)
+    b = after.decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile="/dev/null" if created else f"a/{target}",
+                                        tofile=f"b/{target}"))
+
+
+@dataclass
+class IntegrateReport:
+    results: list[UnitResult]
+    seconds: float
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.results if not r.ok)
+
+
+def integrate(vault: Path, settings: Settings, units: Sequence[Unit], model: ChatModel, *,
+              dry_run: bool = False, wait: float = 0.0, today: str | None = None,
+              index: SearchIndex | None = None) -> IntegrateReport:
+    """`remelink integrate`: integrate each unit in turn under the vault lock."""
+    from remelink.vault.fsio import file_lock
+
+    started = time.perf_counter()
+    lock_path = vault / ".remelink" / "lock"
+    with file_lock(lock_path, wait=wait):
+        own_index = index is None
+        if index is None:
+            from remelink.index import NodeIndex
+
+            index = NodeIndex(vault, settings)
+            index.refresh()  # type: ignore[attr-defined]
+        try:
+            ctx = IntegrationContext(vault=vault, settings=settings, model=model, index=index,
+                                     files=VaultFiles.scan(vault),
+                                     today=today or time.strftime("%Y-%m-%d"))
+            results = [integrate_unit(ctx, unit, dry_run=dry_run) for unit in units]
+        finally:
+            if own_index:
+                index.close()  # type: ignore[attr-defined]
+    return IntegrateReport(results, time.perf_counter() - started)

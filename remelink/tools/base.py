@@ -1,0 +1,102 @@
+"""Tool plumbing: one definition per tool (a pydantic argument model, a description, a handler),
+JSON schemas derived from it, and a dispatcher whose every failure is a text result starting
+`Error:` that goes back to the model, never an exception that ends the run (SPEC §6).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from remelink.errors import RemelinkError
+from remelink.models.base import ToolCall, ToolSpec, tool_spec
+
+A = TypeVar("A", bound=BaseModel)
+MAX_ARGUMENT_CHARS = 200_000
+
+
+class ToolError(RemelinkError):
+    """A tool refused or failed; the message is shown to the model after `Error: `."""
+
+
+@dataclass(frozen=True)
+class Tool(Generic[A]):
+    name: str
+    description: str
+    args: type[A]
+    handler: Callable[[A], str]
+
+    def spec(self) -> ToolSpec:
+        schema = self.args.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return tool_spec(self.name, self.description, schema)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    name: str
+    arguments: dict[str, Any] | None
+    result: str
+
+    @property
+    def ok(self) -> bool:
+        return not self.result.startswith("Error:")
+
+
+def _first_validation_errors(exc: ValidationError, limit: int = 4) -> str:
+    parts = []
+    for err in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    more = len(exc.errors()) - limit
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+class ToolBox:
+    """The tools one agent may use, by name."""
+
+    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
+        self.tools: dict[str, Tool[Any]] = {t.name: t for t in tools}
+
+    def specs(self) -> list[ToolSpec]:
+        return [t.spec() for t in self.tools.values()]
+
+    def call(self, call: ToolCall) -> ToolOutcome:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            names = ", ".join(self.tools)
+            return ToolOutcome(call.name, None,
+                               f"Error: unknown tool {call.name!r}; available tools: {names}")
+        raw = call.arguments if call.arguments is not None else ""
+        if len(raw) > MAX_ARGUMENT_CHARS:
+            return ToolOutcome(call.name, None,
+                               f"Error: arguments are {len(raw)} characters; the limit is "
+                               f"{MAX_ARGUMENT_CHARS}")
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            return ToolOutcome(call.name, None,
+                               f"Error: arguments are not valid JSON ({exc.msg} at character "
+                               f"{exc.pos}); send a JSON object")
+        if not isinstance(data, dict):
+            return ToolOutcome(call.name, None,
+                               f"Error: arguments must be a JSON object, got {type(data).__name__}")
+        try:
+            args = tool.args.model_validate(data)
+        except ValidationError as exc:
+            return ToolOutcome(call.name, data,
+                               f"Error: invalid arguments for {call.name}: "
+                               f"{_first_validation_errors(exc)}")
+        try:
+            result = tool.handler(args)
+        except RemelinkError as exc:
+            return ToolOutcome(call.name, data, f"Error: {exc}")
+        return ToolOutcome(call.name, data, result)

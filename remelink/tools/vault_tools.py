@@ -1,0 +1,288 @@
+"""The six integration tools of SPEC §6, bound to one unit's workspace.
+
+Reads may open any note of the vault except dot-folders (`.remelink/`, `.git/`). Writes reach
+only the unit's single target under `digest/<bucket>/`, are staged in memory, and are refused
+when they would drop a wikilink or a Sources sentence the node had (SPEC §7.2).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from remelink.guards import conservation_problems
+from remelink.tools.base import Tool, ToolBox, ToolError
+from remelink.vault import frontmatter
+from remelink.vault.notes import Note, count_lines, parse_text, replace_body, to_newline
+from remelink.workspace import UnitWorkspace
+
+READ_LIMIT = 50 * 1024
+MAX_CONTENT = 64 * 1024
+MAX_NAME = 200
+MAX_DESCRIPTION = 1000
+_KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+_CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NodeSearchArgs(_Args):
+    query: str = Field(min_length=1, max_length=4000,
+                       description="Plain words: triggers, nouns, synonyms, names. Not query syntax.")
+    limit: int = Field(20, ge=1, le=100, description="How many nodes to return (1-100).")
+    bucket: Literal["procedure", "personal", "wiki"] | None = Field(
+        None, description="Only this bucket (default: all buckets).")
+
+
+class ReadArgs(_Args):
+    path: str = Field(min_length=1, max_length=1000,
+                      description="Workspace-relative path, e.g. digest/wiki/x.md")
+    start_line: int | None = Field(None, ge=1, description="First line (1-based).")
+    end_line: int | None = Field(None, ge=1, description="Last line (inclusive).")
+
+
+class PathArgs(_Args):
+    path: str = Field(min_length=1, max_length=1000, description="Workspace-relative path.")
+
+
+def _metadata_keys(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    for key in value:
+        if not _KEY_RE.match(key):
+            raise ValueError(f"metadata key {key!r} is not a plain identifier")
+    return value
+
+
+class WriteArgs(_Args):
+    path: str = Field(min_length=1, max_length=1000,
+                      description="digest/<bucket>/<slug>.md (new) or an existing node.")
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="Node title.")
+    description: str = Field(min_length=1, max_length=MAX_DESCRIPTION,
+                             description="One sentence saying what the node holds.")
+    content: str = Field(min_length=1, max_length=MAX_CONTENT,
+                         description="The markdown body (no frontmatter), with ## Sources.")
+    metadata: dict[str, Any] | None = Field(
+        None, description="Other frontmatter keys, e.g. {\"kind\": \"procedure\"}.")
+
+    _check_keys = field_validator("metadata")(_metadata_keys)
+
+
+class EditArgs(_Args):
+    path: str = Field(min_length=1, max_length=1000, description="The node to edit.")
+    old: str = Field(min_length=1, max_length=MAX_CONTENT,
+                     description="Exact text of the body that occurs exactly once.")
+    new: str = Field(max_length=MAX_CONTENT, description="Replacement text.")
+
+
+class FrontmatterUpdateArgs(_Args):
+    path: str = Field(min_length=1, max_length=1000, description="The node to update.")
+    metadata: dict[str, Any] = Field(min_length=1,
+                                     description="Keys to set; name/description may not be empty.")
+
+    _check_keys = field_validator("metadata")(_metadata_keys)
+
+
+def _one_line(text: str, what: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise ToolError(f"{what} is empty")
+    if _CTRL_RE.search(text):
+        raise ToolError(f"{what} contains control characters")
+    return text
+
+
+def _clean_body(content: str) -> str:
+    body = content.replace("\r\n", "\n").replace("\r", "\n")
+    if _CTRL_RE.search(body):
+        raise ToolError("content contains control characters")
+    if body.lstrip().startswith("---\n") and parse_text("x", body.lstrip()).frontmatter_text:
+        raise ToolError("content starts with a frontmatter block; pass name, description and "
+                        "metadata as arguments and only the markdown body as content")
+    if not body.strip():
+        raise ToolError("content is empty")
+    return body if body.endswith("\n") else body + "\n"
+
+
+def _check_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    for key in ("name", "description"):
+        if key in meta:
+            value = meta[key]
+            if not isinstance(value, str) or not value.strip():
+                raise ToolError(f"{key} may change but not become empty")
+            meta[key] = _one_line(value, key)
+    return meta
+
+
+class VaultTools:
+    """Handlers for one unit. `ws` holds the overlay; nothing here touches the disk for writing."""
+
+    def __init__(self, ws: UnitWorkspace) -> None:
+        self.ws = ws
+
+    # -- reading ---------------------------------------------------------------------------
+    def node_search(self, args: NodeSearchArgs) -> str:
+        query = args.query.strip()
+        if not query:
+            raise ToolError("query is empty")
+        hits = self.ws.search(query, args.limit, args.bucket)
+        self.ws.searches.append((query, hits))
+        if not hits:
+            return (f"No digest node matches {query[:80]!r}. If nothing similar exists, CREATE a "
+                    "new node in the unit's bucket.")
+        lines = [f"{len(hits)} node(s), best first:"]
+        for i, hit in enumerate(hits, 1):
+            lines.append(f"{i}. [{hit.score:.2f}] {hit.path}")
+            lines.append(f"   name: {hit.name}")
+            lines.append(f"   description: {hit.description}")
+        return "\n".join(lines)
+
+    def read(self, args: ReadArgs) -> str:
+        rel = self.ws.readable(args.path)
+        note = self.ws.require(rel)
+        self.ws.reads.append(rel)
+        lines = note.text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        total = len(lines)
+        start = args.start_line or 1
+        end = min(args.end_line or total, total)
+        if total == 0:
+            return f"{rel} is empty."
+        if start > total:
+            raise ToolError(f"start_line {start} is past the end of {rel} ({total} lines)")
+        if args.end_line is not None and args.end_line < start:
+            raise ToolError(f"end_line {args.end_line} is before start_line {start}")
+        out: list[str] = []
+        size = 0
+        last = start - 1
+        for i in range(start - 1, end):
+            line = lines[i].rstrip("\r")
+            if size + len(line) + 1 > READ_LIMIT and out:
+                break
+            out.append(line)
+            size += len(line.encode("utf-8")) + 1
+            last = i + 1
+        text = "\n".join(out)
+        if last < end:
+            text += (f"\n[... truncated at {READ_LIMIT // 1024} KiB: lines {start}-{last} of "
+                     f"{total} shown; call read with start_line={last + 1} to continue]")
+        elif start > 1 or end < total:
+            text += f"\n[lines {start}-{end} of {total}]"
+        return text
+
+    def frontmatter_read(self, args: PathArgs) -> str:
+        rel = self.ws.readable(args.path)
+        note = self.ws.require(rel)
+        values = frontmatter.load(note)
+        if not values:
+            return f"{rel} has no frontmatter."
+        return frontmatter.to_yaml_values(values).rstrip("\n")
+
+    # -- writing ---------------------------------------------------------------------------
+    def _conserve(self, original: Note | None, new: Note) -> None:
+        if original is None:
+            return
+        problems = conservation_problems(original, new)
+        if problems:
+            raise ToolError(f"refused: {'; '.join(problems)}. Updates are additive: keep every "
+                            "existing link and Sources sentence (rephrase around them, or use "
+                            "edit to insert text)")
+
+    def write(self, args: WriteArgs) -> str:
+        ws = self.ws
+        rel = ws.writable(args.path)
+        current, original = ws.open_for_write(rel)
+        name = _one_line(args.name, "name")
+        description = _one_line(args.description, "description")
+        body = _clean_body(args.content)
+        meta = dict(args.metadata or {})
+        for key in ("name", "description"):
+            if key in meta:
+                raise ToolError(f"pass {key} as its own argument, not inside metadata")
+        changes: dict[str, Any] = {"name": name, "description": description, **meta}
+        if current is None:
+            text = frontmatter.render_new(changes, body)
+            new = parse_text(rel, text)
+            verb = "CREATE of a new node"
+        else:
+            updated = frontmatter.update(current, changes)
+            new = replace_body(updated, to_newline(body, updated.newline))
+            verb = "overwrite of the existing node"
+        self._conserve(original, new)
+        ws.stage(new, original)
+        return (f"Staged {verb} {rel} ({len(new.render())} bytes, {count_lines(new.text)} lines). "
+                "It is written to the vault when your receipt is accepted.")
+
+    def edit(self, args: EditArgs) -> str:
+        ws = self.ws
+        rel = ws.writable(args.path)
+        current, original = ws.open_for_write(rel)
+        if current is None:
+            raise ToolError(f"{rel} does not exist; use write to create a new node")
+        body = current.body
+        old, new_text = args.old, args.new
+        count = body.count(old)
+        if count == 0 and current.newline == "\r\n":
+            old, new_text = to_newline(old, "\r\n"), to_newline(new_text, "\r\n")
+            count = body.count(old)
+        if count == 0:
+            raise ToolError(f"old text not found in the body of {rel}; read the node and copy "
+                            "the text exactly")
+        if count > 1:
+            raise ToolError(f"old text occurs {count} times in {rel}; include more context so "
+                            "it occurs exactly once")
+        if _CTRL_RE.search(new_text.replace("\r", "")):
+            raise ToolError("new text contains control characters")
+        updated = replace_body(current, body.replace(old, new_text, 1))
+        self._conserve(original, updated)
+        ws.stage(updated, original)
+        return f"Staged edit of {rel} (1 replacement)."
+
+    def frontmatter_update(self, args: FrontmatterUpdateArgs) -> str:
+        ws = self.ws
+        rel = ws.writable(args.path)
+        current, original = ws.open_for_write(rel)
+        if current is None:
+            raise ToolError(f"{rel} does not exist; use write to create a new node")
+        meta = _check_metadata(dict(args.metadata))
+        updated = frontmatter.update(current, meta)
+        ws.stage(updated, original)
+        return f"Staged frontmatter update of {rel} ({', '.join(meta)})."
+
+
+DESCRIPTIONS = {
+    "node_search": "Find existing digest nodes (all buckets) by plain words. Returns score, path, "
+                   "name and description of each hit, never bodies. Use broad recall (limit 20-30).",
+    "read": "Read a note (frontmatter included), optionally a line range. Output is bounded; a "
+            "note says how to continue.",
+    "frontmatter_read": "Read the frontmatter values of a note, as YAML.",
+    "write": "Create a new node digest/<unit bucket>/<slug>.md, or overwrite an existing node "
+             "(every existing wikilink and Sources sentence must be kept).",
+    "edit": "Replace text in a node's body; `old` must occur exactly once. Existing links and "
+            "Sources sentences must be kept.",
+    "frontmatter_update": "Merge keys into a node's frontmatter (name/description may change but "
+                          "not become empty).",
+}
+
+
+def toolbox(ws: UnitWorkspace, *, read_only: bool = False) -> ToolBox:
+    """The six tools for one unit (or only the readers, for extraction and tagging)."""
+    h = VaultTools(ws)
+    tools: list[Tool[Any]] = [
+        Tool("node_search", DESCRIPTIONS["node_search"], NodeSearchArgs, h.node_search),
+        Tool("read", DESCRIPTIONS["read"], ReadArgs, h.read),
+        Tool("frontmatter_read", DESCRIPTIONS["frontmatter_read"], PathArgs, h.frontmatter_read),
+    ]
+    if not read_only:
+        tools += [
+            Tool("write", DESCRIPTIONS["write"], WriteArgs, h.write),
+            Tool("edit", DESCRIPTIONS["edit"], EditArgs, h.edit),
+            Tool("frontmatter_update", DESCRIPTIONS["frontmatter_update"], FrontmatterUpdateArgs,
+                 h.frontmatter_update),
+        ]
+    return ToolBox(tools)
