@@ -133,6 +133,9 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
             parts.append(f"### {rel}\n[unreadable: {exc}]")
             continue
         text = excerpt(note, wanted, min(share, remaining))
+        title = next((t for t, is_heading in blocks(note) if is_heading and t.startswith("# ")), "")
+        if title and not text.startswith(title):
+            text = f"{title}\n{text}"
         remaining -= len(text)
         parts.append(f"### {rel}\n{text}")
     return "\n\n".join(parts)

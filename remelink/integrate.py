@@ -312,6 +312,9 @@ def integrate(vault: Path, settings: Settings, units: Sequence[Unit], model: Cha
 
             index = NodeIndex(vault, settings)
             index.refresh()  # type: ignore[attr-defined]
+        bind = getattr(model, "bind_index", None)
+        if callable(bind):
+            bind(index)
         try:
             ctx = IntegrationContext(vault=vault, settings=settings, model=model, index=index,
                                      files=VaultFiles.scan(vault),

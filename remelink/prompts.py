@@ -147,6 +147,8 @@ $bucket 分类的正文形式：$shape。建议的 frontmatter：kind: $kind。
 """)
 
 USER_EN = Template("""\
+Today: $today
+
 Unit to integrate:
 ```json
 $unit
@@ -159,6 +161,8 @@ Recall with node_search first, then act on exactly one node, then answer with th
 """)
 
 USER_ZH = Template("""\
+今天：$today
+
 要整合的单元：
 ```json
 $unit
@@ -182,7 +186,8 @@ def integrate_messages(unit: Unit, evidence: str, *, language: str, today: str,
         language_name="中文" if zh else "English", **bucket_text)
     unit_json = json.dumps({k: v for k, v in unit.as_dict().items() if k != "id"},
                            ensure_ascii=False, indent=2)
-    user = (USER_ZH if zh else USER_EN).substitute(unit=unit_json, evidence=evidence or "(none)")
+    user = (USER_ZH if zh else USER_EN).substitute(unit=unit_json, evidence=evidence or "(none)",
+                                                   today=today)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

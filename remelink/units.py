@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from remelink.errors import UsageError
-from remelink.vault.paths import BUCKETS, SandboxError, normalize_relpath
+from remelink.errors import SandboxError, UsageError
+from remelink.vault.paths import BUCKETS, normalize_relpath
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,8 @@ class Unit:
     # Optional supporting facts from extraction (statements quoted from the notes), used by the
     # local engine to write the node; LLM extraction may leave it empty.
     points: tuple[str, ...] = field(default=())
+    # Optional kind of statement (procedure, preference, decision, rule, lesson, definition...).
+    kind: str = ""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -36,6 +38,8 @@ class Unit:
                                 "summary": self.summary, "paths": list(self.paths)}
         if self.points:
             data["points"] = list(self.points)
+        if self.kind:
+            data["kind"] = self.kind
         return data
 
 
@@ -94,8 +98,9 @@ def parse_unit(data: Any, *, source_prefixes: Sequence[str] | None = None,
     points = tuple(p.strip() for p in points_raw if isinstance(p, str) and p.strip()) \
         if isinstance(points_raw, (list, tuple)) else ()
     uid = _text(data.get("id"))
+    kind = _text(data.get("kind")).lower()
     return Unit(name=name, bucket=bucket, summary=summary, paths=tuple(paths), id=uid,
-                points=points), warnings
+                points=points, kind=kind), warnings
 
 
 def parse_units_document(text: str, *, source: str = "units") -> list[Unit]:

@@ -1,0 +1,257 @@
+"""Text helpers of the local engine, for English and Chinese: sentences, cue words, titles,
+and the facts a merge must agree on (numbers with units, dates, negation, named entities).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RE = re.compile(f"[{CJK}]")
+_SENT_END_RE = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
+_ABBREV = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.")
+
+
+def is_cjk_text(text: str) -> bool:
+    cjk = len(_CJK_RE.findall(text))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    return bool(cjk) and cjk * 5 >= cjk + latin
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences; keeps abbreviations and decimals together."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    parts = _SENT_END_RE.split(text)
+    out: list[str] = []
+    for part in parts:
+        part = part.strip()
+        if not part:
+            continue
+        if out and out[-1].lower().endswith(_ABBREV):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
+# -- cues (lowercased substrings for English, plain substrings for Chinese) ----------------------
+PREFERENCE_CUES = ("prefers", "prefer ", "preference", "likes ", "dislikes", "doesn't like",
+                   "does not like", "hates", "wants ", "would rather", "asked for", "asked to",
+                   "favours", "favors", "偏好", "喜欢", "不喜欢", "更喜欢", "希望", "讨厌", "习惯",
+                   "倾向")
+DECISION_CUES = ("decided", "decision", "we will ", "we'll ", "agreed", "we chose", "chose to",
+                 "going forward", "from now on", "settled on", "决定", "约定", "统一", "改为",
+                 "今后", "以后都")
+RULE_CUES = ("must ", "must not", "should ", "should not", "always ", "never ", "required",
+             "mandatory", "not allowed", "no more than", "at most", "at least", "only ",
+             "必须", "应该", "应当", "总是", "不要", "禁止", "不得", "务必", "不超过", "至少", "只能")
+LESSON_CUES = ("lesson", "learned", "root cause", "caused", "because", "fails", "failed",
+               "failure", "breaks", "broke", "pitfall", "gotcha", "watch out", "beware",
+               "教训", "原因", "导致", "失败", "踩坑", "注意", "坑")
+DEFINITION_CUES = (" is a ", " is an ", " means ", " refers to ", " is the ", " are a ",
+                   "是指", "指的是", "定义为", "是一种", "是一个")
+CONVENTION_CUES = ("every ", "each ", "always", "never", "no more than", "at most", "convention",
+                   "our team", "the team", "we ", "每个", "每次", "团队", "我们", "统一", "不超过")
+CHATTER_CUES = ("attendees", "attendee", "participants", "present:", "agenda", "thanks",
+                "thank you", "will check", "next week", "tomorrow", "lunch", "参会", "出席",
+                "议程", "谢谢", "下周", "明天", "午饭")
+
+# Section headings: what kind of material a section holds.
+HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item", "next step",
+                 "参会", "出席", "议程", "待办", "行动项")),
+    ("procedure", ("how to", "how-to", "steps", "step by step", "runbook", "procedure", "recipe",
+                   "setup", "set up", "install", "checklist", "操作", "步骤", "如何", "怎么", "流程",
+                   "方法", "做法")),
+    ("failure", ("failure mode", "failure", "caveat", "pitfall", "gotcha", "known issue",
+                 "失败", "注意事项", "坑", "风险")),
+    ("decision", ("decision", "decided", "agreed", "outcome", "resolution", "conclusion",
+                  "决定", "决策", "结论", "约定")),
+    ("preference", ("preference", "likes", "style", "偏好", "喜好", "习惯")),
+    ("lesson", ("lesson", "learned", "takeaway", "root cause", "postmortem", "retro", "insight",
+                "教训", "经验", "复盘", "原因")),
+    ("definition", ("definition", "concept", "what is", "glossary", "principle", "定义", "概念",
+                    "原理", "术语", "原则")),
+    ("finding", ("finding", "observation", "result", "发现", "观察", "结果")),
+)
+
+
+def heading_kind(heading: str) -> str:
+    low = heading.lower()
+    for kind, cues in HEADING_KINDS:
+        if any(cue in low for cue in cues):
+            return kind
+    return "neutral"
+
+
+def has_cue(text: str, cues: tuple[str, ...]) -> bool:
+    low = f" {text.lower()} "
+    return any(cue in low for cue in cues)
+
+
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?|[" + CJK + r"]+")
+_STOP_TAIL = {"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with",
+              "that", "which", "is", "are", "be", "any", "all", "its", "their", "this"}
+_LEADING_CUE_RE = re.compile(
+    r"^(?:(?:we|the team|team)\s+(?:have\s+)?(?:decided|agreed)\s+(?:to|that)\s+|"
+    r"(?:decision|decided|agreed|note|rule|lesson|preference)s?\s*[:：]\s*|"
+    r"(?:决定|约定|结论|规则|教训|偏好)[:：]?)", re.I)
+
+
+def clean_statement(text: str) -> str:
+    """A statement with list markers, emphasis and trailing link noise removed."""
+    text = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", text)
+    text = re.sub(r"\*\*|__|`", "", text)
+    text = re.sub(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]",
+                  lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1].removesuffix(".md"), text)
+    text = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", text)
+    return " ".join(text.split()).strip()
+
+
+def title_from(statement: str, *, max_words: int = 7, max_cjk: int = 16) -> str:
+    """A short node title from a statement: its first clause, leading cue words dropped."""
+    text = clean_statement(statement)
+    text = _LEADING_CUE_RE.sub("", text)
+    text = re.sub(r"\s*[(（][^)）]*[)）]", "", text)
+    if is_cjk_text(text):
+        clause = re.split(r"[，,。；;：:！？!?]", text)[0].strip()
+        return clause[:max_cjk].rstrip("的了和与及") or text[:max_cjk]
+    clause = re.split(r"[,;:.!?]\s|\s[-–—]\s", text + " ")[0].strip()
+    words = clause.split()
+    if len(words) > max_words:
+        words = words[:max_words]
+        while words and words[-1].lower() in _STOP_TAIL:
+            words.pop()
+    title = " ".join(words).strip(" .,:;")
+    return title[:1].upper() + title[1:] if title else text[:60]
+
+
+def procedure_title(heading: str, note_title: str) -> str:
+    """`How to queue a long export` -> `Queue a long export`; generic headings take the note's."""
+    text = clean_statement(heading).strip("# ").strip()
+    text = re.sub(r"^(?:how\s+to|how-to)\s+", "", text, flags=re.I)
+    text = re.sub(r"^(?:如何|怎么|怎样)", "", text)
+    generic = {"steps", "procedure", "runbook", "checklist", "recipe", "setup", "操作步骤", "步骤",
+               "流程", "方法", "做法", "操作"}
+    if not text or text.lower() in generic:
+        base = clean_statement(note_title).strip("# ").strip()
+        return base if is_cjk_text(base) else (base[:1].upper() + base[1:])
+    return text[:1].upper() + text[1:]
+
+
+# -- facts a merge must agree on -----------------------------------------------------------------
+_UNIT_WORDS = {
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "秒": "s",
+    "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "毫秒": "ms",
+    "m": "min", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "分钟": "min",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "小时": "h",
+    "d": "d", "day": "d", "days": "d", "天": "d", "日": "d",
+    "w": "w", "week": "w", "weeks": "w", "周": "w", "星期": "w",
+    "month": "mo", "months": "mo", "个月": "mo", "月": "mo",
+    "year": "y", "years": "y", "年": "y",
+    "%": "%", "percent": "%", "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb",
+    "行": "line", "line": "line", "lines": "line", "page": "page", "pages": "page", "页": "page",
+    "time": "x", "times": "x", "次": "x", "位": "digit", "digits": "digit", "digit": "digit",
+}
+_NUM_RE = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位)?")
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "twenty": 20, "thirty": 30,
+                 "hundred": 100, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+                 "七": 7, "八": 8, "九": 9, "十": 10}
+_WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
+                          r"thirty|hundred)\b|([一两二三四五六七八九十])(?=[个位次天周年月小分秒行页])", re.I)
+_DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})年(\d{1,2})月(\d{1,2})日")
+_NEGATION_RE = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|can't|won't|don't|"
+    r"doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|avoid|stop)\b|n't|"
+    r"[不没无非别勿未莫]|禁止|避免", re.I)
+_ENTITY_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z][a-z]+)+|[A-Z]{2,}[a-z]*|[A-Z][a-z]{2,})")
+_CJK_NAME_RE = re.compile(r"[小老阿][\u4e00-\u9fff]|[\u4e00-\u9fff](?:总|经理|老师)")
+_COMMON_CAPS = {"The", "This", "That", "These", "Those", "When", "Where", "What", "Why", "How",
+                "If", "It", "Its", "We", "Our", "They", "Their", "He", "She", "His", "Her", "You",
+                "Your", "And", "But", "Or", "For", "With", "Use", "Run", "Step", "Steps", "Every",
+                "Each", "All", "Any", "Some", "After", "Before", "Then", "Also", "Only", "See",
+                "Sources", "Source", "Why", "How", "Note", "Notes", "Decision", "Rule", "Always",
+                "Never", "Do", "Don", "Not", "No", "Yes", "Large", "Long", "New", "Old", "First",
+                "Last", "Next", "Once", "Accept", "Return", "Enqueue", "Switch", "Generate",
+                "Publish", "Correct", "Corrected", "Mon", "Monday", "Tuesday", "Wednesday",
+                "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
+                "April", "May", "June", "July", "August", "September", "October", "November",
+                "December", "API", "UI", "PR", "PRs", "OK", "ID", "URL", "PDF", "HTTP", "JSON",
+                "YAML", "SQL", "CLI", "CSV"}
+
+
+@dataclass(frozen=True)
+class Facts:
+    quantities: frozenset[tuple[str, float]]  # (unit, value); unit "" for bare numbers
+    dates: frozenset[str]
+    negated: bool
+    entities: frozenset[str]
+
+
+def facts(text: str) -> Facts:
+    text = clean_statement(text)
+    quantities: set[tuple[str, float]] = set()
+    dates = {"-".join(g for g in m.groups() if g) for m in _DATE_RE.finditer(text)}
+    scrubbed = _DATE_RE.sub(" ", text)
+    for m in _NUM_RE.finditer(scrubbed):
+        raw, unit = m.group(1), (m.group(2) or "")
+        try:
+            value = float(raw.replace(",", ""))
+        except ValueError:
+            continue
+        unit_key = _UNIT_WORDS.get(unit.lower(), "" if not unit or unit.isalpha() else unit)
+        quantities.add((unit_key, value))
+    for m in _WORD_NUM_RE.finditer(scrubbed):
+        word = (m.group(1) or m.group(2) or "").lower()
+        if word in _WORD_NUMBERS:
+            after = scrubbed[m.end():m.end() + 12].strip().split(" ")[0].lower()
+            unit_key = _UNIT_WORDS.get(after, "")
+            quantities.add((unit_key, float(_WORD_NUMBERS[word])))
+    negated = bool(_NEGATION_RE.search(text))
+    entities = {m.group(1) for m in _ENTITY_RE.finditer(text)
+                if m.group(1) not in _COMMON_CAPS and not _is_sentence_start(text, m.start())}
+    entities |= set(_CJK_NAME_RE.findall(text))
+    return Facts(frozenset(quantities), frozenset(dates), negated, frozenset(entities))
+
+
+def _is_sentence_start(text: str, pos: int) -> bool:
+    before = text[:pos].rstrip()
+    return not before or before[-1] in ".!?:;。！？：；\"'("
+
+
+def numbers_conflict(a: Facts, b: Facts) -> tuple[str, str] | None:
+    """(a's value, b's value) when both state a quantity of the same unit with different values."""
+    by_unit_a: dict[str, set[float]] = {}
+    by_unit_b: dict[str, set[float]] = {}
+    for unit, value in a.quantities:
+        by_unit_a.setdefault(unit, set()).add(value)
+    for unit, value in b.quantities:
+        by_unit_b.setdefault(unit, set()).add(value)
+    for unit in by_unit_a.keys() & by_unit_b.keys():
+        if unit and by_unit_a[unit].isdisjoint(by_unit_b[unit]):
+            return (_fmt(sorted(by_unit_a[unit])[0], unit), _fmt(sorted(by_unit_b[unit])[0], unit))
+    # Time units are comparable with each other: "24 h" vs "30 days" disagree.
+    seconds = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800,
+               "mo": 2592000, "y": 31536000}
+    ta = {v * seconds[u] for u, v in a.quantities if u in seconds}
+    tb = {v * seconds[u] for u, v in b.quantities if u in seconds}
+    if ta and tb and ta.isdisjoint(tb):
+        ua = next((u, v) for u, v in a.quantities if u in seconds)
+        ub = next((u, v) for u, v in b.quantities if u in seconds)
+        return _fmt(ua[1], ua[0]), _fmt(ub[1], ub[0])
+    bare_a = by_unit_a.get("", set())
+    bare_b = by_unit_b.get("", set())
+    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and not (a.quantities - {("", x) for x in bare_a}) \
+            and not (b.quantities - {("", x) for x in bare_b}):
+        return _fmt(sorted(bare_a)[0], ""), _fmt(sorted(bare_b)[0], "")
+    return None
+
+
+def _fmt(value: float, unit: str) -> str:
+    number = f"{value:g}"
+    return f"{number} {unit}".strip()
