@@ -217,6 +217,75 @@ def integrate_cmd(
     return 1 if report.failed or leftover else 0
 
 
+@dream_app.command("run")
+@handles_errors
+def dream_run_cmd(
+    vault: VaultOpt = None,
+    date: Annotated[str | None, typer.Option(help="Window end date YYYY-MM-DD (with --scan-days).")] = None,
+    scan_days: Annotated[int | None, typer.Option(
+        "--scan-days", help="Days in the window ending at --date (default 1 when --date is given).")] = None,
+    max_units: Annotated[int | None, typer.Option(
+        "--max-units", help="Units extracted per batch of changed notes.")] = None,
+    hint: Annotated[str | None, typer.Option(help="A hint passed to extraction.")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="local (default), scripted:FILE, or any litellm model id.")] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Do everything but write: print the diff of each node instead.")] = False,
+    json_out: JsonOpt = False,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for another run's vault lock.")] = 0.0,
+    retry_failed: Annotated[bool, typer.Option(
+        "--retry-failed", help="Retry units that used up their attempts.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Distil changed daily/ and resource/ notes into the digest, auto-linking as it writes."""
+    from remelink.config import load_settings
+    from remelink.dream.run import DreamOptions, run_dream
+    from remelink.models import make_model
+    from remelink.progress import make_reporter
+    from remelink.vault.paths import find_vault_root
+
+    started = time.perf_counter()
+    root = find_vault_root(vault)
+    settings = load_settings(root, overrides={"model": model} if model else None)
+    engine = make_model(settings)
+    reporter = make_reporter(quiet or json_out and not sys.stderr.isatty())
+    options = DreamOptions(date=date, scan_days=scan_days, max_units=max_units, hint=hint,
+                           dry_run=dry_run, wait=wait, retry_failed=retry_failed)
+    try:
+        report = run_dream(root, settings, engine, options, reporter=reporter)
+    finally:
+        close = getattr(reporter, "close", None)
+        if callable(close):
+            close()
+    from remelink.render import dream_json, dream_text
+
+    seconds = time.perf_counter() - started
+    if json_out:
+        typer.echo(dream_json(report, seconds))
+    else:
+        typer.echo(dream_text(report, seconds), nl=False)
+    leftover = getattr(engine, "unused", 0)
+    if leftover:
+        _err(f"error: the scripted model has {leftover} unused step(s)")
+    return 0 if report.ok and not leftover else 1
+
+
+@app.command("status")
+@handles_errors
+def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOpt = False) -> int:
+    """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last runs."""
+    from remelink.config import load_settings
+    from remelink.dream.run import status
+    from remelink.render import status_json, status_text
+    from remelink.vault.paths import find_vault_root
+
+    root = find_vault_root(vault)
+    report = status(root, load_settings(root))
+    typer.echo(status_json(report) if json_out else status_text(report), nl=not json_out)
+    return 0
+
+
 def _unit_json(r: object, *, include_diff: bool) -> dict[str, object]:
     from remelink.integrate import UnitResult
 

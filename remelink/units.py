@@ -31,7 +31,8 @@ class Unit:
 
     def __post_init__(self) -> None:
         if not self.id:
-            object.__setattr__(self, "id", unit_id(self.name, self.bucket, self.paths))
+            object.__setattr__(self, "id",
+                               unit_id(self.name, self.bucket, self.paths, self.summary))
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "name": self.name, "bucket": self.bucket,
@@ -43,8 +44,10 @@ class Unit:
         return data
 
 
-def unit_id(name: str, bucket: str, paths: Iterable[str]) -> str:
-    digest = hashlib.sha256(json.dumps([name, bucket, sorted(paths)], ensure_ascii=False)
+def unit_id(name: str, bucket: str, paths: Iterable[str], summary: str = "") -> str:
+    """Stable id: the same unit extracted again (an unrelated edit of its note) keeps its id,
+    so it is not integrated twice; a unit whose statement changed gets a new one."""
+    digest = hashlib.sha256(json.dumps([name, bucket, sorted(paths), summary], ensure_ascii=False)
                             .encode("utf-8")).hexdigest()
     return f"u-{digest[:12]}"
 

@@ -26,7 +26,7 @@ SearchFn = Callable[[str, int, "str | None"], list[Any]]
 class UnitWorkspace:
     vault: Path
     settings: Settings
-    unit: Unit
+    unit: Unit | None
     search: SearchFn
     claim: Callable[[str], None] | None = None  # serialises parallel units on one target
     target: str | None = None
@@ -46,6 +46,8 @@ class UnitWorkspace:
     # -- paths -----------------------------------------------------------------------------
     def tool_path(self, raw: str) -> str:
         """Normalise a tool path: workspace-relative, `.md` added when there is no suffix."""
+        if any("\ud800" <= ch <= "\udfff" for ch in raw):
+            raise SandboxError("path contains an unpaired surrogate; send valid UTF-8 text")
         rel = normalize_relpath(raw)
         last = rel.rsplit("/", 1)[-1]
         if "." not in last.lstrip("."):
@@ -108,6 +110,8 @@ class UnitWorkspace:
 
     def _check_create(self, rel: str) -> None:
         bucket = rel.split("/")[1]
+        if self.unit is None:
+            raise SandboxError("this task may not create nodes")
         if bucket != self.unit.bucket:
             raise SandboxError(
                 f"{rel} does not exist, and a new node goes to the unit's own bucket "

@@ -136,9 +136,39 @@ class LocalModel:
         calls = _calls(messages)
         if task.get("task") == "extract":
             return self._extract(task, calls)
+        if task.get("task") == "tag":
+            return self._tag(task, calls)
+        if task.get("task") == "topics":
+            return self._topics(task)
         if "bucket" in task and "paths" in task:
             return self._integrate(task, calls, messages)
         return AssistantTurn(text="The local engine found no task it knows in this conversation.")
+
+    # -- auto_tag and topics -------------------------------------------------------------------
+    def _tag(self, task: dict[str, Any], calls: list[_Call]) -> AssistantTurn:
+        path = str(task.get("path", ""))
+        read = next((c for c in calls if c.name == "read" and c.result is not None), None)
+        if read is None:
+            return _turn([("read", {"path": path})], "t")
+        if read.result is None or read.result.startswith("Error:"):
+            return _answer({"tags": []})
+        note = parse_text(path, _strip_trailer(read.result))
+        existing = [t for t in task.get("existing_tags") or [] if isinstance(t, str)]
+        max_tags = int(task.get("max_tags") or 3)
+        return _answer({"tags": tx.entity_tags(note.text, existing, max_tags)})
+
+    @staticmethod
+    def _topics(task: dict[str, Any]) -> AssistantTurn:
+        candidates = [c for c in task.get("candidates") or [] if isinstance(c, dict)]
+        ranked = sorted(candidates, key=lambda c: (-int(c.get("sources") or 1), str(c.get("title"))))
+        topics = []
+        for c in ranked[: int(task.get("count") or 3) * 2]:
+            paths = [p for p in c.get("paths") or [] if isinstance(p, str)]
+            title, reason = str(c.get("title", "")), str(c.get("reason", ""))
+            topics.append({"title": title, "reason": reason,
+                           "evidence": paths[0] if paths else "",
+                           "keywords": tx.keywords(f"{title} {reason}"), "paths": paths})
+        return _answer({"topics": topics})
 
     # -- extraction --------------------------------------------------------------------------
     def _extract(self, task: dict[str, Any], calls: list[_Call]) -> AssistantTurn:

@@ -230,6 +230,9 @@ def merge(candidates: list[Candidate], similar: Callable[[str, str], float] = _l
                         kept.roles[path] = "corroborate"
                 known = {p.lower() for p in kept.points}
                 kept.points += [p for p in cand.points if p.lower() not in known]
+                if cand.statement and cand.statement != kept.statement and cand.kind != "procedure" \
+                        and f"point: {cand.statement}".lower() not in known:
+                    kept.points.append(f"point: {cand.statement}")
                 if cand.kind == "procedure" and kept.kind != "procedure":
                     kept.kind, kept.name = cand.kind, cand.name
                 kept.weight += 1.0

@@ -45,7 +45,7 @@ PREFERENCE_CUES = ("prefers", "prefer ", "preference", "likes ", "dislikes", "do
 DECISION_CUES = ("decided", "decision", "we will ", "we'll ", "agreed", "we chose", "chose to",
                  "going forward", "from now on", "settled on", "决定", "约定", "统一", "改为",
                  "今后", "以后都")
-RULE_CUES = ("must ", "must not", "should ", "should not", "always ", "never ", "required",
+RULE_CUES = ("must ", "must not", "need to", "needs to", "需要", "should ", "should not", "always ", "never ", "required",
              "mandatory", "not allowed", "no more than", "at most", "at least", "only ",
              "必须", "应该", "应当", "总是", "不要", "禁止", "不得", "务必", "不超过", "至少", "只能")
 LESSON_CUES = ("lesson", "learned", "root cause", "caused", "because", "fails", "failed",
@@ -53,8 +53,11 @@ LESSON_CUES = ("lesson", "learned", "root cause", "caused", "because", "fails", 
                "教训", "原因", "导致", "失败", "踩坑", "注意", "坑")
 DEFINITION_CUES = (" is a ", " is an ", " means ", " refers to ", " is the ", " are a ",
                    "是指", "指的是", "定义为", "是一种", "是一个")
-CONVENTION_CUES = ("every ", "each ", "always", "never", "no more than", "at most", "convention",
-                   "our team", "the team", "we ", "每个", "每次", "团队", "我们", "统一", "不超过")
+# A decision or rule about how people work (a team convention) goes to `personal`; one about how
+# a system behaves is a precedent or principle for `wiki`.
+CONVENTION_CUES = ("convention", "no more than", "at most", "at least", "every time", "our team",
+                   "the team", "each pr", "every pr", "code review", "in review", "约定", "规范",
+                   "每个 pr", "每个pr", "每次", "团队", "不超过", "至少", "评审")
 CHATTER_CUES = ("attendees", "attendee", "participants", "present:", "agenda", "thanks",
                 "thank you", "will check", "next week", "tomorrow", "lunch", "参会", "出席",
                 "议程", "谢谢", "下周", "明天", "午饭")
@@ -97,8 +100,12 @@ _STOP_TAIL = {"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at"
               "that", "which", "is", "are", "be", "any", "all", "its", "their", "this"}
 _LEADING_CUE_RE = re.compile(
     r"^(?:(?:we|the team|team)\s+(?:have\s+)?(?:decided|agreed)\s+(?:to|that)\s+|"
+    r"(?:[\w'-]+\s){0,3}?(?:pointed out|noted|said|found|observed|mentioned|reported|explained|"
+    r"learned|realised|realized|confirmed|stressed)\s+that\s+|"
+    r"(?:it\s+turns\s+out|turns\s+out)\s+(?:that\s+)?|"
     r"(?:decision|decided|agreed|note|rule|lesson|preference)s?\s*[:：]\s*|"
-    r"(?:决定|约定|结论|规则|教训|偏好)[:：]?)", re.I)
+    r"(?:决定|约定|结论|规则|教训|偏好)[:：]?|"
+    r"[\u4e00-\u9fff]{1,6}(?:指出|提到|强调|发现|认为)[，,]?)", re.I)
 
 
 def clean_statement(text: str) -> str:
@@ -111,18 +118,37 @@ def clean_statement(text: str) -> str:
     return " ".join(text.split()).strip()
 
 
-def title_from(statement: str, *, max_words: int = 7, max_cjk: int = 16) -> str:
-    """A short node title from a statement: its first clause, leading cue words dropped."""
+def _cue_clause(clauses: list[str]) -> str:
+    """The first clause that carries a cue (what the statement is about), else the first."""
+    for cues in (PREFERENCE_CUES, RULE_CUES, DECISION_CUES):
+        for clause in clauses:
+            if has_cue(clause, cues):
+                return clause
+    return clauses[0] if clauses else ""
+
+
+def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
+               max_cjk: int = 24) -> str:
+    """A short node title from a statement: its main clause, leading reporting words dropped."""
     text = clean_statement(statement)
     text = _LEADING_CUE_RE.sub("", text)
-    text = re.sub(r"\s*[(（][^)）]*[)）]", "", text)
+    text = re.sub(r"\s*[(（][^)）]*[)）]", "", text).strip()
     if is_cjk_text(text):
-        clause = re.split(r"[，,。；;：:！？!?]", text)[0].strip()
-        return clause[:max_cjk].rstrip("的了和与及") or text[:max_cjk]
-    clause = re.split(r"[,;:.!?]\s|\s[-–—]\s", text + " ")[0].strip()
+        clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]
+        clause = _cue_clause(clauses) if clauses else text
+        if len(clause) > max_cjk:
+            cut = clause[:max_cjk]
+            # Never cut inside a Latin word or a number.
+            m = re.search(r"[A-Za-z0-9]+$", cut)
+            if m and clause[max_cjk:max_cjk + 1].isalnum():
+                cut = cut[:m.start()]
+            clause = cut.rstrip("的了和与及 ")
+        return clause or text[:max_cjk]
+    clauses = [c.strip() for c in re.split(r"[,;:.!?](?:\s|$)|\s[-–—]\s", text) if c.strip()]
+    clause = clauses[0] if clauses else text
     words = clause.split()
     if len(words) > max_words:
-        words = words[:max_words]
+        words = words[:cut_words]
         while words and words[-1].lower() in _STOP_TAIL:
             words.pop()
     title = " ".join(words).strip(" .,:;")
@@ -255,3 +281,48 @@ def numbers_conflict(a: Facts, b: Facts) -> tuple[str, str] | None:
 def _fmt(value: float, unit: str) -> str:
     number = f"{value:g}"
     return f"{number} {unit}".strip()
+
+
+_TAG_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[ _][A-Z][a-z]+)*(?:_[A-Z0-9]\w*)?|[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*)")
+_STOP_KW = {"the", "and", "for", "with", "that", "this", "from", "into", "when", "what", "which",
+            "were", "was", "are", "is", "be", "been", "have", "has", "had", "will", "would",
+            "should", "must", "also", "than", "then", "them", "they", "their", "there"}
+
+
+def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
+    """Entity tags for a node: existing vault tags the text mentions first, then names that
+    recur or stand in the title and description (people, products, projects)."""
+    body = re.sub(r"\[\[[^\]]*\]\]", " ", text)
+    body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
+    low = body.lower()
+    out: list[str] = []
+    for tag in existing:
+        probe = tag.replace("_", " ").lower()
+        if re.search(rf"(?<![\w-]){re.escape(probe)}(?![\w-])", low) and tag not in out:
+            out.append(tag)
+    counts: dict[str, int] = {}
+    head = "\n".join(body.splitlines()[:6])
+    for m in _TAG_RE.finditer(body):
+        name = m.group(1).strip()
+        if name in _COMMON_CAPS or _is_sentence_start(body, m.start()) and name not in head:
+            continue
+        if name.lower() in ("name", "description", "kind", "memory_tags", "why", "how"):
+            continue
+        counts[name] = counts.get(name, 0) + (2 if name in head else 1)
+    for m in _CJK_NAME_RE.finditer(body):
+        counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if n < 2 or any(name.casefold() == t.casefold() for t in out):
+            continue
+        out.append(name)
+    return out[:max_tags]
+
+
+def keywords(text: str, limit: int = 5) -> list[str]:
+    words = re.findall(r"[A-Za-z][A-Za-z-]{3,}|[\u4e00-\u9fff]{2,4}", text)
+    out: list[str] = []
+    for w in words:
+        if w.lower() in _STOP_KW or w.lower() in (o.lower() for o in out):
+            continue
+        out.append(w)
+    return out[:limit]

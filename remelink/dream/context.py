@@ -1,0 +1,157 @@
+"""What the dream steps share: the run context, the report they fill, the progress reporter the
+CLI supplies, and the audit trail (SPEC §9.4, §9.5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from remelink.config import Settings
+from remelink.dream.inputs import Window
+from remelink.dream.state import State
+from remelink.models.base import ChatModel
+
+
+class Reporter(Protocol):
+    """Progress for people: bars on a terminal, milestone lines under cron, nothing on stdout."""
+
+    def start(self, phase: str, total: int) -> None: ...
+
+    def advance(self, phase: str, label: str = "") -> None: ...
+
+    def note(self, message: str) -> None: ...
+
+
+class SilentReporter:
+    def start(self, phase: str, total: int) -> None:
+        pass
+
+    def advance(self, phase: str, label: str = "") -> None:
+        pass
+
+    def note(self, message: str) -> None:
+        pass
+
+
+@dataclass
+class UnitOutcome:
+    id: str
+    name: str
+    bucket: str
+    paths: list[str]
+    status: str  # done | failed | skipped
+    action: str | None = None
+    target: str | None = None
+    note: str = ""
+    error: str | None = None
+    attempts: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "bucket": self.bucket, "paths": self.paths,
+                "status": self.status, "action": self.action, "target": self.target,
+                "note": self.note, "error": self.error, "attempts": self.attempts}
+
+
+@dataclass
+class RunReport:
+    run_id: str
+    date: str | None
+    window: list[str]
+    dry_run: bool
+    files_scanned: int = 0
+    files_changed: int = 0
+    files_unchanged: int = 0
+    units_extracted: int = 0
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    units: list[UnitOutcome] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    diffs: dict[str, str] = field(default_factory=dict)
+    checkpointed: list[str] = field(default_factory=list)
+    tags: dict[str, list[str]] = field(default_factory=dict)
+    topics_path: str | None = None
+    topics: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def action_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for u in self.units:
+            if u.status == "done" and u.action:
+                counts[u.action] = counts.get(u.action, 0) + 1
+        return counts
+
+    @property
+    def failed_units(self) -> int:
+        return sum(1 for u in self.units if u.status == "failed")
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.failed_units and not any(
+            i.get("status") in ("failed", "invalid") for i in self.inputs.values())
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "files_scanned": self.files_scanned, "files_changed": self.files_changed,
+            "files_unchanged": self.files_unchanged, "units_extracted": self.units_extracted,
+            "units_integrated": sum(1 for u in self.units if u.status == "done"),
+            "units_failed": self.failed_units, "actions": self.action_counts(),
+            "nodes_created": len(self.created), "nodes_updated": len(self.updated),
+            "inputs_checkpointed": len(self.checkpointed),
+            "inputs_invalid": sum(1 for i in self.inputs.values() if i.get("status") == "invalid"),
+            "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+        }
+
+
+class AuditLog:
+    """`.remelink/runs/<run-id>.jsonl`: one JSON line per unit decision, appended as it happens
+    (a line is written with a single `write`, so a killed run leaves whole lines)."""
+
+    def __init__(self, vault: Path, run_id: str, enabled: bool) -> None:
+        self.path = vault / ".remelink" / "runs" / f"{run_id}.jsonl"
+        self.enabled = enabled
+        self._lock = threading.Lock()
+
+    def record(self, entry: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+
+
+@dataclass
+class RunContext:
+    vault: Path
+    settings: Settings
+    model: ChatModel
+    state: State
+    index: Any
+    window: Window | None
+    report: RunReport
+    audit: AuditLog
+    reporter: Reporter
+    today: str
+    hint: str | None = None
+    dry_run: bool = False
+    retry_failed: bool = False
+    max_units: int = 20
+    state_lock: threading.RLock = field(default_factory=threading.RLock)
+    # Units to integrate this run, in order (filled by the extract step, or from the state).
+    modified: list[str] = field(default_factory=list)
+
+    def save_state(self) -> None:
+        if not self.dry_run:
+            with self.state_lock:
+                self.state.save()
