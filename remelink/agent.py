@@ -21,6 +21,9 @@ from remelink.models.base import ChatModel, Message, Usage
 from remelink.tools.base import ToolBox, ToolOutcome
 
 T = TypeVar("T")
+# More calls than this in one turn is a confused or hostile model; the rest get an error result
+# (every call still needs a tool message, or the next request is malformed).
+MAX_CALLS_PER_TURN = 16
 
 
 class LoopError(RemelinkError):
@@ -35,6 +38,7 @@ class Accept(Generic[T]):
 @dataclass(frozen=True)
 class Feedback:
     message: str
+    summary: str = ""  # one line for the unit's error if the repair budget runs out
 
 
 @dataclass
@@ -61,8 +65,13 @@ def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
         transcript.usage = transcript.usage + turn.usage
         messages.append(turn.as_message())
         if turn.tool_calls:
-            for call in turn.tool_calls:
-                outcome = tools.call(call)
+            for i, call in enumerate(turn.tool_calls):
+                if i < MAX_CALLS_PER_TURN:
+                    outcome = tools.call(call)
+                else:
+                    outcome = ToolOutcome(call.name, None,
+                                          f"Error: not run: more than {MAX_CALLS_PER_TURN} tool "
+                                          "calls in one turn; send fewer calls per turn")
                 transcript.tool_outcomes.append(outcome)
                 messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
                                  "content": outcome.result})
@@ -71,8 +80,9 @@ def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
         if isinstance(verdict, Accept):
             return verdict.value, transcript
         if transcript.repairs >= max_repairs:
+            reason = verdict.summary or " ".join(verdict.message.split())
             raise LoopError(f"answer not accepted after {max_repairs} repair turn(s): "
-                            f"{verdict.message.splitlines()[0]}")
+                            f"{reason[:500]}")
         transcript.repairs += 1
         messages.append({"role": "user", "content": verdict.message})
     raise LoopError(f"step limit reached ({max_steps} model turns) without an accepted answer")
@@ -82,6 +92,23 @@ _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z]*)[ \t]*\n(.*?)```", re.S)
 _BRACES_RE = re.compile(r"\{.*\}", re.S)
 
 
+def _json_objects(text: str) -> list[str]:
+    """Every balanced JSON object embedded in prose, in order (`{` positions tried one by one,
+    so braces in the prose before or after the receipt do not hide it)."""
+    decoder = json.JSONDecoder()
+    out: list[str] = []
+    pos = text.find("{")
+    while pos != -1 and len(out) < 20:
+        try:
+            _, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            pos = text.find("{", pos + 1)
+            continue
+        out.append(text[pos:end])
+        pos = text.find("{", end)
+    return out
+
+
 def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | None:
     """The first mapping in a model's answer: the whole text as JSON/YAML, a fenced block, or a
     `{...}` span; tolerant of prose around it. With `required`, the mapping must hold those keys."""
@@ -89,6 +116,7 @@ def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | No
 
     candidates: list[str] = [text]
     candidates += [m.group(2) for m in _FENCE_RE.finditer(text)]
+    candidates += _json_objects(text)
     braces = _BRACES_RE.search(text)
     if braces:
         candidates.append(braces.group(0))

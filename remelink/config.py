@@ -155,6 +155,8 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         _only(lint, set(PROBLEM_CODES), "lint", source)
         levels = dict(s.lint)
         for code, level in lint.items():
+            if level is False:  # YAML 1.1 reads an unquoted `off` as false
+                level = "off"
             levels[code] = _as_str(f"lint.{code}", level, source, choices=LEVELS)
         s = replace(s, lint=levels)
     if "limits" in data:

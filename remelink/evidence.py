@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from remelink.errors import NoteError
+from remelink.errors import RemelinkError
 from remelink.units import Unit
 from remelink.vault.notes import Note, read_note
-from remelink.vault.paths import has_cjk
+from remelink.vault.paths import has_cjk, resolve_inside
 
 PER_SOURCE_CHARS = 1_500
 TOTAL_CHARS = 6_000
@@ -118,7 +118,11 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
           per_source: int = PER_SOURCE_CHARS, total: int = TOTAL_CHARS) -> str:
     """The evidence section of the integration prompt for `unit`."""
     wanted = terms(" ".join([unit.name, unit.summary, *unit.points]))
-    read = reader or (lambda rel: read_note(vault, rel))
+    def read_inside(rel: str) -> Note:
+        resolve_inside(vault, rel)  # a unit path that is a symlink out of the vault is refused
+        return read_note(vault, rel)
+
+    read = reader or read_inside
     parts: list[str] = []
     remaining = total
     paths: Sequence[str] = unit.paths
@@ -129,7 +133,7 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
             continue
         try:
             note = read(rel)
-        except NoteError as exc:
+        except RemelinkError as exc:  # NoteError, SandboxError
             parts.append(f"### {rel}\n[unreadable: {exc}]")
             continue
         text = excerpt(note, wanted, min(share, remaining))

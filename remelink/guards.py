@@ -55,8 +55,10 @@ def conservation_problems(original: Note, new: Note) -> list[str]:
     new_sources = " \n ".join(source_sentences(new))
     lost = [s for s in source_sentences(original) if s not in new_sources]
     if lost:
-        shown = "; ".join(repr(s[:120]) for s in lost[:3])
-        problems.append(f"it would remove Sources sentence(s) {shown}")
+        # Shown whole (up to a bound): the model has to put the sentence back word for word.
+        shown = "; ".join(repr(s if len(s) <= 300 else s[:297] + "...") for s in lost[:3])
+        more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
+        problems.append(f"it would remove Sources sentence(s) {shown}{more}")
     return problems
 
 

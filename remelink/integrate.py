@@ -31,6 +31,7 @@ from remelink.units import Unit
 from remelink.vault import links as wl
 from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note
+from remelink.vault.paths import resolve_inside
 from remelink.vault.resolve import VaultFiles
 from remelink.workspace import UnitWorkspace
 
@@ -71,6 +72,10 @@ class UnitResult:
     classification: tuple[tuple[str, str], ...] = ()
     related: tuple[str, ...] = ()
     model: str = ""
+    # The model backend itself failed (ModelError after its retries): the run stops, because
+    # the next unit would meet the same outage or the same missing key.
+    infrastructure: bool = False
+    warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -152,6 +157,10 @@ def _check_receipt(ws: UnitWorkspace, data: dict[str, Any]) -> tuple[Receipt | N
     if ws.target is not None and target != ws.target:
         return None, [f"target_path is {target}, but this unit changed {ws.target}; the receipt "
                       "names the node you wrote"]
+    try:
+        ws.writable(target)  # a digest node (a receipt may not name a raw note or a non-.md)
+    except SandboxError as exc:
+        return None, [f"target_path: {exc}"]
     if ws.target is None:
         if action == "CREATE":
             return None, ["the receipt says CREATE but nothing was written; write the node first"]
@@ -177,7 +186,8 @@ def _classification(ws: UnitWorkspace, final: Note | None, receipt: Receipt,
     digest_prefix = ws.digest + "/"
     linked = set()
     if final is not None:
-        linked = {lk.target for lk in wl.parse_links(final.body) if lk.target.startswith(digest_prefix)}
+        linked = {lk.target for lk in wl.parse_links(final.body)
+                  if lk.target.startswith(digest_prefix)}
     given = data.get("classification") if isinstance(data.get("classification"), dict) else {}
     classes = []
     for path, _ in candidates:
@@ -207,6 +217,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
     try:
+        _check_unit_paths(ctx, unit)
         evidence = ev.build(ctx.vault, unit)
         language = settings.language if settings.language != "auto" else \
             ev.language_of(unit, evidence)
@@ -222,17 +233,22 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
                 return Feedback(prompts.repair_message(
                     ["no receipt found: answer with only {\"action\": ..., \"target_path\": ..., "
                      "\"note\": ...}"], language=language))
-            receipt, problems = _check_receipt(ws, data)
+            try:
+                receipt, problems = _check_receipt(ws, data)
+                final = ws.staged or (ws.current(receipt.target_path) if receipt else None)
+            except RemelinkError as exc:  # e.g. an update receipt naming an unreadable note
+                receipt, problems = None, [str(exc)]
             if receipt is None:
-                return Feedback(prompts.repair_message(problems, language=language))
-            final = ws.staged or ws.current(receipt.target_path)
+                return Feedback(prompts.repair_message(problems, language=language),
+                                "; ".join(problems))
             if final is None:
                 return Feedback(prompts.repair_message([f"{receipt.target_path} is empty"],
                                                        language=language))
             with _with_path(ctx.files, final.path):
                 problems = validation_problems(ctx.files, settings, unit, final)
             if problems:
-                return Feedback(prompts.repair_message(problems, language=language))
+                return Feedback(prompts.repair_message(problems, language=language),
+                                "; ".join(problems))
             receipt_data.clear()
             receipt_data.update(data)
             return Accept(receipt)
@@ -244,8 +260,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         after = final.render() if final is not None else before
         changed = ws.staged is not None and after != before
         diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
+        warnings: tuple[str, ...] = ()
         if changed and not dry_run:
-            _commit(ctx, ws, unit, receipt.target_path, after)
+            warnings = _commit(ctx, ws, unit, receipt.target_path, after)
         candidates, classes, related = _classification(ws, final, receipt, receipt_data)
         return UnitResult(
             unit=unit, status="done", action=receipt.action, target=receipt.target_path,
@@ -253,20 +270,34 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             usage=transcript.usage, steps=transcript.steps, repairs=transcript.repairs,
             seconds=time.perf_counter() - started, model_seconds=transcript.model_seconds,
             candidates=candidates, classification=classes, related=related,
-            model=ctx.model.name)
+            model=ctx.model.name, warnings=warnings)
     except (LoopError, ModelError, RemelinkError) as exc:
         return UnitResult(unit=unit, status="failed", error=str(exc),
                           seconds=time.perf_counter() - started, target=ws.target,
-                          model=ctx.model.name)
+                          model=ctx.model.name, infrastructure=isinstance(exc, ModelError))
     finally:
         ctx.claims.release(owner)
 
 
+def _check_unit_paths(ctx: IntegrationContext, unit: Unit) -> None:
+    """Fail before the first model call when the unit can never pass validation: its Sources
+    must cite every path, so every path must be an existing daily/resource note in the vault."""
+    folders = ctx.settings.folders
+    for rel in unit.paths:
+        if not rel.startswith((f"{folders.daily}/", f"{folders.resource}/")):
+            raise RemelinkError(f"unit path {rel} is not a {folders.daily}/ or "
+                                f"{folders.resource}/ note; a unit cites raw notes only")
+        if not resolve_inside(ctx.vault, rel).is_file():
+            raise RemelinkError(f"unit path {rel} does not exist; was the note moved or deleted?")
+
+
 def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
-            data: bytes) -> None:
+            data: bytes) -> tuple[str, ...]:
     """Write the accepted node: check nobody changed it meanwhile, run the write-ahead hook,
-    replace atomically, then refresh the file list and the node index."""
-    path = ctx.vault / target
+    replace atomically, then refresh the file list and the node index. Returns warnings."""
+    # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
+    # must not redirect the write.
+    path = resolve_inside(ctx.vault, target, follow_symlinks=False)
     with ctx.commit_lock:
         on_disk = path.read_bytes() if path.exists() else None
         expected = ws.original.render() if ws.original is not None else None
@@ -277,7 +308,13 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
             ctx.on_commit(unit, target, _hash(data))
         atomic_write(path, data)
         ctx.files.add(target)
-    ctx.index.update([target])
+    try:
+        ctx.index.update([target])
+    except RemelinkError as exc:
+        # The node is committed; the index is derived and the next search refreshes it. Failing
+        # the unit now would integrate it twice on the next run.
+        return (f"node index not updated: {exc}",)
+    return ()
 
 
 def _diff(target: str, before: bytes, after: bytes, *, created: bool) -> str:
@@ -306,12 +343,12 @@ def integrate(vault: Path, settings: Settings, units: Sequence[Unit], model: Cha
     started = time.perf_counter()
     lock_path = vault / ".remelink" / "lock"
     with file_lock(lock_path, wait=wait):
-        own_index = index is None
+        own_index = None
         if index is None:
             from remelink.index import NodeIndex
 
-            index = NodeIndex(vault, settings)
-            index.refresh()  # type: ignore[attr-defined]
+            index = own_index = NodeIndex(vault, settings)
+            own_index.refresh()
         bind = getattr(model, "bind_index", None)
         if callable(bind):
             bind(index)
@@ -319,8 +356,16 @@ def integrate(vault: Path, settings: Settings, units: Sequence[Unit], model: Cha
             ctx = IntegrationContext(vault=vault, settings=settings, model=model, index=index,
                                      files=VaultFiles.scan(vault),
                                      today=today or time.strftime("%Y-%m-%d"))
-            results = [integrate_unit(ctx, unit, dry_run=dry_run) for unit in units]
+            results: list[UnitResult] = []
+            for unit in units:
+                broken = next((r for r in results if r.infrastructure), None)
+                if broken is not None:
+                    results.append(UnitResult(
+                        unit=unit, status="failed", model=model.name, infrastructure=True,
+                        error=f"not attempted: the model failed on unit {broken.unit.name!r}"))
+                    continue
+                results.append(integrate_unit(ctx, unit, dry_run=dry_run))
         finally:
-            if own_index:
-                index.close()  # type: ignore[attr-defined]
+            if own_index is not None:
+                own_index.close()
     return IntegrateReport(results, time.perf_counter() - started)

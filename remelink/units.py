@@ -113,9 +113,12 @@ def parse_units_document(text: str, *, source: str = "units") -> list[Unit]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else "parse error"
-        raise UsageError(f"cannot parse units: {first}", path=source,
-                         hint="give a JSON or YAML list of {name, bucket, summary, paths}") from None
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["parse error"])[0]
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"cannot parse units: {problem}{where}", path=source,
+                         hint="give a JSON or YAML list of {name, bucket, summary, "
+                              "paths}") from None
     if isinstance(data, Mapping) and "units" in data:
         data = data["units"]
     if isinstance(data, Mapping):

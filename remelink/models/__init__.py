@@ -13,7 +13,8 @@ from remelink.config import Settings
 from remelink.models.base import ChatModel
 
 
-def make_model(settings: Settings, spec: str | None = None, *, vault: Path | None = None) -> ChatModel:
+def make_model(settings: Settings, spec: str | None = None, *,
+               vault: Path | None = None) -> ChatModel:
     spec = (spec or settings.model).strip()
     if spec == "local":
         from remelink.models.local import LocalModel

@@ -115,6 +115,9 @@ def _short(exc: BaseException) -> str:
 
 def _hint(exc: BaseException) -> str | None:
     name = type(exc).__name__
+    if "ContextWindow" in name:
+        return "the conversation no longer fits the model's context window; use a model with a " \
+               "larger one, or lower auto_dream.max_steps"
     if "Authentication" in name:
         return "set the provider's API key in its own environment variable (e.g. OPENAI_API_KEY)"
     if "NotFound" in name or "BadRequest" in name:

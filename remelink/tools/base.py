@@ -49,6 +49,12 @@ class ToolOutcome:
         return not self.result.startswith("Error:")
 
 
+def one_line(text: str, limit: int = 600) -> str:
+    """A tool result error is one line (the model reads it; logs keep it greppable)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _first_validation_errors(exc: ValidationError, limit: int = 4) -> str:
     parts = []
     for err in exc.errors()[:limit]:
@@ -98,5 +104,12 @@ class ToolBox:
         try:
             result = tool.handler(args)
         except RemelinkError as exc:
-            return ToolOutcome(call.name, data, f"Error: {exc}")
+            return ToolOutcome(call.name, data, f"Error: {one_line(str(exc))}")
+        except (OSError, ValueError, UnicodeError) as exc:
+            # The filesystem or a parser refused something the checks above let through (a
+            # name too long for the filesystem, an undecodable path): still the model's input,
+            # so it is a message to the model, not the end of the run.
+            return ToolOutcome(call.name, data,
+                               f"Error: {call.name} failed: {type(exc).__name__}: "
+                               f"{one_line(str(exc), 300)}")
         return ToolOutcome(call.name, data, result)

@@ -19,11 +19,15 @@ from remelink.vault.notes import Note, count_lines, parse_text, replace_body, to
 from remelink.workspace import UnitWorkspace
 
 READ_LIMIT = 50 * 1024
-MAX_CONTENT = 64 * 1024
+MAX_CONTENT = 64 * 1024       # bytes of one write's body, and of what one unit may grow a node to
+MAX_METADATA = 8 * 1024       # bytes of the frontmatter keys one call may set
 MAX_NAME = 200
 MAX_DESCRIPTION = 1000
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
-_CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# C0 controls except tab/newline/CR, DEL, and lone UTF-16 surrogates (JSON `\ud800` decodes to
+# one; it cannot be encoded as UTF-8, so it would only fail later, at commit time).
+_CTRL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_FENCE_LINE_RE = re.compile(r"---[ \t]*\n")
 
 
 class _Args(BaseModel):
@@ -32,7 +36,8 @@ class _Args(BaseModel):
 
 class NodeSearchArgs(_Args):
     query: str = Field(min_length=1, max_length=4000,
-                       description="Plain words: triggers, nouns, synonyms, names. Not query syntax.")
+                       description="Plain words: triggers, nouns, synonyms, names. "
+                                   "Not query syntax.")
     limit: int = Field(20, ge=1, le=100, description="How many nodes to return (1-100).")
     bucket: Literal["procedure", "personal", "wiki"] | None = Field(
         None, description="Only this bucket (default: all buckets).")
@@ -55,7 +60,23 @@ def _metadata_keys(value: dict[str, Any] | None) -> dict[str, Any] | None:
     for key in value:
         if not _KEY_RE.match(key):
             raise ValueError(f"metadata key {key!r} is not a plain identifier")
+    _check_values(value, "metadata")
     return value
+
+
+def _check_values(value: Any, where: str) -> None:
+    """Frontmatter values are plain JSON data without control characters."""
+    if isinstance(value, str):
+        if _CTRL_RE.search(value.replace("\t", " ").replace("\n", " ").replace("\r", " ")):
+            raise ValueError(f"{where} contains control characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _CTRL_RE.search(str(key)):
+                raise ValueError(f"{where} has a key with control characters")
+            _check_values(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_values(item, f"{where}[{i}]")
 
 
 class WriteArgs(_Args):
@@ -99,16 +120,34 @@ def _one_line(text: str, what: str) -> str:
 def _clean_body(content: str) -> str:
     body = content.replace("\r\n", "\n").replace("\r", "\n")
     if _CTRL_RE.search(body):
-        raise ToolError("content contains control characters")
-    if body.lstrip().startswith("---\n") and parse_text("x", body.lstrip()).frontmatter_text:
+        raise ToolError("content contains control characters; send plain markdown text")
+    head = body.lstrip()
+    if _FENCE_LINE_RE.match(head) and parse_text("x", head).frontmatter_text is not None:
         raise ToolError("content starts with a frontmatter block; pass name, description and "
                         "metadata as arguments and only the markdown body as content")
     if not body.strip():
         raise ToolError("content is empty")
+    size = len(body.encode("utf-8"))
+    if size > MAX_CONTENT:
+        raise ToolError(f"content is {size} bytes; the limit is {MAX_CONTENT} (a digest node is "
+                        "an abstraction of about 50-200 words, not a copy of the notes)")
     return body if body.endswith("\n") else body + "\n"
 
 
+def _check_growth(original: Note | None, new: Note) -> None:
+    """A unit may not grow a node past MAX_CONTENT (or past its size before the unit, for
+    nodes people wrote longer by hand): bounded output, whatever the number of edits."""
+    limit = max(MAX_CONTENT, len(original.render()) if original is not None else 0)
+    size = len(new.render())
+    if size > limit:
+        raise ToolError(f"the node would be {size} bytes; the limit is {limit}. Keep the node "
+                        "an abstraction: summarise instead of adding more text")
+
+
 def _check_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    size = len(frontmatter.dump(meta).encode("utf-8"))
+    if size > MAX_METADATA:
+        raise ToolError(f"metadata is {size} bytes as YAML; the limit is {MAX_METADATA}")
     for key in ("name", "description"):
         if key in meta:
             value = meta[key]
@@ -136,9 +175,11 @@ class VaultTools:
                     "new node in the unit's bucket.")
         lines = [f"{len(hits)} node(s), best first:"]
         for i, hit in enumerate(hits, 1):
+            # One line per field whatever the node's frontmatter holds (a multi-line
+            # description would break the list the model reads).
             lines.append(f"{i}. [{hit.score:.2f}] {hit.path}")
-            lines.append(f"   name: {hit.name}")
-            lines.append(f"   description: {hit.description}")
+            lines.append(f"   name: {' '.join(str(hit.name).split())}")
+            lines.append(f"   description: {' '.join(str(hit.description).split())}")
         return "\n".join(lines)
 
     def read(self, args: ReadArgs) -> str:
@@ -160,15 +201,25 @@ class VaultTools:
         out: list[str] = []
         size = 0
         last = start - 1
+        cut = False
         for i in range(start - 1, end):
             line = lines[i].rstrip("\r")
-            if size + len(line) + 1 > READ_LIMIT and out:
+            cost = len(line.encode("utf-8")) + 1
+            if size + cost > READ_LIMIT:
+                if not out:  # one line longer than the whole budget: show its head only
+                    out.append(line.encode("utf-8")[:READ_LIMIT].decode("utf-8", "ignore"))
+                    last, cut = i + 1, True
                 break
             out.append(line)
-            size += len(line.encode("utf-8")) + 1
+            size += cost
             last = i + 1
         text = "\n".join(out)
-        if last < end:
+        if cut:
+            more = (f"call read with start_line={last + 1} to continue" if last < end
+                    else "nothing follows it")
+            text += (f"\n[... line {last} is longer than {READ_LIMIT // 1024} KiB and was cut; "
+                     f"{more}]")
+        elif last < end:
             text += (f"\n[... truncated at {READ_LIMIT // 1024} KiB: lines {start}-{last} of "
                      f"{total} shown; call read with start_line={last + 1} to continue]")
         elif start > 1 or end < total:
@@ -204,6 +255,7 @@ class VaultTools:
         for key in ("name", "description"):
             if key in meta:
                 raise ToolError(f"pass {key} as its own argument, not inside metadata")
+        _check_metadata(meta)
         changes: dict[str, Any] = {"name": name, "description": description, **meta}
         if current is None:
             text = frontmatter.render_new(changes, body)
@@ -214,6 +266,7 @@ class VaultTools:
             new = replace_body(updated, to_newline(body, updated.newline))
             verb = "overwrite of the existing node"
         self._conserve(original, new)
+        _check_growth(original, new)
         ws.stage(new, original)
         return (f"Staged {verb} {rel} ({len(new.render())} bytes, {count_lines(new.text)} lines). "
                 "It is written to the vault when your receipt is accepted.")
@@ -240,6 +293,7 @@ class VaultTools:
             raise ToolError("new text contains control characters")
         updated = replace_body(current, body.replace(old, new_text, 1))
         self._conserve(original, updated)
+        _check_growth(original, updated)
         ws.stage(updated, original)
         return f"Staged edit of {rel} (1 replacement)."
 
@@ -251,13 +305,15 @@ class VaultTools:
             raise ToolError(f"{rel} does not exist; use write to create a new node")
         meta = _check_metadata(dict(args.metadata))
         updated = frontmatter.update(current, meta)
+        _check_growth(original, updated)
         ws.stage(updated, original)
         return f"Staged frontmatter update of {rel} ({', '.join(meta)})."
 
 
 DESCRIPTIONS = {
     "node_search": "Find existing digest nodes (all buckets) by plain words. Returns score, path, "
-                   "name and description of each hit, never bodies. Use broad recall (limit 20-30).",
+                   "name and description of each hit, never bodies. Use broad recall "
+                   "(limit 20-30).",
     "read": "Read a note (frontmatter included), optionally a line range. Output is bounded; a "
             "note says how to continue.",
     "frontmatter_read": "Read the frontmatter values of a note, as YAML.",

@@ -1,0 +1,377 @@
+"""The loop's mistakes and the guards of SPEC §7.2, through `integrate_unit` with strict
+scripts: every mistake comes back to the model as a message it can act on (asserted with
+`expect`), a unit that never gets it right fails and leaves the vault byte-for-byte unchanged,
+and a dry run returns the diff without writing or touching the index."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import tree_bytes
+from integrate_support import TermIndex, context, copy_vault, golden_check, tool_results
+
+from remelink.config import load_settings
+from remelink.integrate import integrate_unit
+from remelink.models.scripted import ScriptedModel
+from remelink.units import Unit
+
+NODE = "digest/wiki/idempotency-keys.md"
+OLD_SOURCE = "[[daily/2026-06-01/payments-retry.md]]."
+NEW_PATH = "daily/2026-06-23/checkout-retries.md"
+UNIT = Unit(name="Idempotency keys on every charge", bucket="wiki",
+            summary="A second duplicate charge shows every money-moving POST needs a key.",
+            paths=(NEW_PATH,))
+GOOD_EDIT: dict[str, Any] = {"name": "edit", "arguments": {
+    "path": NODE, "old": OLD_SOURCE,
+    "new": f"{OLD_SOURCE} The checkout incident in [[{NEW_PATH}]] confirms the rule."}}
+
+
+def receipt(action: str = "CORROBORATE", target: str = NODE, note: str = "corroborated") -> str:
+    return json.dumps({"action": action, "target_path": target, "note": note})
+
+
+def run(vault: Path, steps: list[Any], unit: Unit = UNIT, *, dry_run: bool = False,
+        index: TermIndex | None = None, **dream: Any) -> tuple[Any, ScriptedModel, TermIndex]:
+    model = ScriptedModel(steps)
+    index = index or TermIndex(vault)
+    settings = load_settings(vault, env={})
+    if dream:
+        settings = replace(settings, auto_dream=replace(settings.auto_dream, **dream))
+    result = integrate_unit(context(vault, model, index=index, settings=settings), unit,
+                            dry_run=dry_run)
+    assert not model.unused, f"{model.unused} step(s) unused; unit error: {result.error}"
+    model.assert_done()
+    return result, model, index
+
+
+# -- tool mistakes are fed back, then the unit succeeds -----------------------------------
+
+MISTAKES = {
+    "unknown_tool": (
+        {"name": "delete_node", "arguments": {"path": NODE}},
+        "Error: unknown tool 'delete_node'; available tools: node_search, read, "
+        "frontmatter_read, write, edit, frontmatter_update"),
+    "bad_json": (
+        {"name": "read", "arguments": '{"path": "digest/wiki/idempotency-keys.md"'},
+        "Error: arguments are not valid JSON (Expecting ',' delimiter at character 42); "
+        "send a JSON object"),
+    "json_not_an_object": (
+        {"name": "read", "arguments": '["digest/wiki/idempotency-keys.md"]'},
+        "Error: arguments must be a JSON object, got list"),
+    "schema_out_of_range": (
+        {"name": "node_search", "arguments": {"query": "idempotency", "limit": 500}},
+        "Error: invalid arguments for node_search: limit: Input should be less than or "
+        "equal to 100"),
+    "schema_missing_field": (
+        {"name": "edit", "arguments": {"path": NODE, "old": "x"}},
+        "Error: invalid arguments for edit: new: Field required"),
+    "schema_extra_field": (
+        {"name": "read", "arguments": {"path": NODE, "mode": "raw"}},
+        "Error: invalid arguments for read: mode: Extra inputs are not permitted"),
+    "schema_bad_bucket": (
+        {"name": "node_search", "arguments": {"query": "keys", "bucket": "notes"}},
+        "Error: invalid arguments for node_search: bucket: Input should be 'procedure', "
+        "'personal' or 'wiki'"),
+    "edit_old_not_found": (
+        {"name": "edit", "arguments": {"path": NODE, "old": "no such text", "new": "x"}},
+        "Error: old text not found in the body of digest/wiki/idempotency-keys.md; read the "
+        "node and copy the text exactly"),
+    "edit_old_ambiguous": (
+        {"name": "edit", "arguments": {"path": NODE, "old": "request", "new": "call"}},
+        "Error: old text occurs 2 times in digest/wiki/idempotency-keys.md; include more "
+        "context so it occurs exactly once"),
+    "edit_drops_a_link": (
+        {"name": "edit", "arguments": {"path": NODE, "old": OLD_SOURCE,
+                                       "new": "the payments note."}},
+        "Error: refused: it would remove wikilink(s) [[daily/2026-06-01/payments-retry.md]]; "
+        "it would remove Sources sentence(s)"),
+    "write_drops_a_sources_sentence": (
+        {"name": "write", "arguments": {
+            "path": NODE, "name": "Idempotency keys", "description": "Retry-safe requests.",
+            "content": "An idempotency key makes a retried request safe.\n\n## Sources\n\n"
+                       "Keys were motivated by [[daily/2026-06-01/payments-retry.md]] and "
+                       f"confirmed by [[{NEW_PATH}]].\n"}},
+        "Error: refused: it would remove Sources sentence(s) 'The duplicate-charge incident "
+        "that motivated keys on every money-moving POST is recorded in "
+        "[[daily/2026-06-01/payments-retry.md]].'. Updates are additive"),
+    "read_missing_note": (
+        {"name": "read", "arguments": {"path": "digest/wiki/nope"}},
+        "Error: digest/wiki/nope.md does not exist (use node_search to find existing nodes)"),
+}
+
+
+@pytest.mark.parametrize("mistake", list(MISTAKES))
+def test_tool_mistake_is_fed_back_and_the_unit_still_lands(tmp_path: Path,
+                                                          mistake: str) -> None:
+    call, message = MISTAKES[mistake]
+    vault = copy_vault(tmp_path)
+    steps = [
+        {"expect": "did not send an idempotency key", "tool_calls": [call]},
+        {"expect": message, "tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit of digest/wiki/idempotency-keys.md", "text": receipt()},
+    ]
+    result, model, _ = run(vault, steps)
+    assert result.ok, result.error
+    feedback = tool_results(model)[0]
+    assert feedback.startswith("Error: ") and "\n" not in feedback
+    # The mistake changed nothing: the node is exactly what the good edit alone produces.
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+
+
+def test_refused_write_leaves_the_staged_node_as_it_was(tmp_path: Path) -> None:
+    """A refused edit after a good one does not undo or corrupt the staged text."""
+    vault = copy_vault(tmp_path)
+    steps = [
+        {"tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "tool_calls": [MISTAKES["edit_drops_a_link"][0]]},
+        {"expect": "Error: refused", "text": receipt()},
+    ]
+    result, _, _ = run(vault, steps)
+    assert result.ok
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+
+
+# -- receipts -------------------------------------------------------------------------------
+
+def test_no_receipt_gets_feedback_then_the_receipt_is_accepted(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    steps = [
+        {"tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "text": "I added the checkout incident to the node."},
+        {"expect": ["Your receipt was not accepted", "no receipt found"], "text": receipt()},
+    ]
+    result, _, _ = run(vault, steps)
+    assert result.ok and result.repairs == 1 and result.action == "CORROBORATE"
+
+
+RECEIPT_MISTAKES = {
+    "update_of_missing_node": (
+        [], receipt("REFINE", "digest/wiki/nope.md"),
+        "digest/wiki/nope.md does not exist; an update targets an existing node"),
+    "create_without_write": (
+        [], receipt("CREATE", "digest/wiki/checkout-keys.md"),
+        "the receipt says CREATE but nothing was written; write the node first"),
+    "create_over_existing_node": (
+        [GOOD_EDIT], receipt("CREATE"),
+        "digest/wiki/idempotency-keys.md existed before this unit, so the action is an update "
+        "(CORROBORATE, REFINE or CORRECT), not CREATE"),
+    "target_differs_from_written_path": (
+        [GOOD_EDIT], receipt(target="digest/wiki/progress-feedback.md"),
+        "target_path is digest/wiki/progress-feedback.md, but this unit changed "
+        "digest/wiki/idempotency-keys.md; the receipt names the node you wrote"),
+    "unknown_action": (
+        [GOOD_EDIT], receipt("MERGE"),
+        "action must be one of CREATE, CORROBORATE, REFINE, CORRECT, got 'MERGE'"),
+    "raw_note_as_target": (
+        [], receipt(target=NEW_PATH),
+        "target_path: daily/2026-06-23/checkout-retries.md: writes go only to "
+        "digest/<bucket>/<slug>.md"),
+    "update_that_cites_nothing_new": (
+        [], receipt(),
+        "## Sources does not cite [[daily/2026-06-23/checkout-retries.md]]"),
+}
+
+
+@pytest.mark.parametrize("case", list(RECEIPT_MISTAKES))
+def test_receipt_mistake_is_fed_back(tmp_path: Path, case: str) -> None:
+    calls, bad, message = RECEIPT_MISTAKES[case]
+    vault = copy_vault(tmp_path)
+    steps: list[dict[str, Any]] = [{"tool_calls": calls}] if calls else []
+    steps += [
+        {"text": bad},
+        {"expect": ["Your receipt was not accepted", message],
+         "tool_calls": [] if calls else [GOOD_EDIT],
+         "text": receipt() if calls else None},
+    ]
+    if not calls:
+        steps.append({"expect": "Staged edit", "text": receipt()})
+    else:
+        steps[-1].pop("tool_calls")
+    result, _, _ = run(vault, steps)
+    assert result.ok, result.error
+    assert result.repairs == 1
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+
+
+# -- failures leave the vault exactly as it was ----------------------------------------
+
+BARE = "## Sources\n\n- [[daily/2026-06-20/pdf-export-timeout.md]]\n"
+EXPORT_UNIT = Unit(name="Queue long exports", bucket="procedure",
+                   summary="Long exports run as queued jobs.",
+                   paths=("daily/2026-06-20/pdf-export-timeout.md",))
+WRITE_BARE: dict[str, Any] = {"name": "write", "arguments": {
+    "path": "digest/procedure/queue-long-exports.md", "name": "Queue long exports",
+    "description": "Run long exports as queued jobs.",
+    "content": f"Use this when an export outlasts the gateway timeout.\n\n{BARE}"}}
+
+
+def test_bare_source_link_is_repaired_after_feedback(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    target = "digest/procedure/queue-long-exports.md"
+    steps = [
+        {"tool_calls": [WRITE_BARE]},
+        {"expect": "Staged CREATE", "text": receipt("CREATE", target)},
+        {"expect": ["line 9: bare-source-link: bare link line in Sources: say in a sentence "
+                    "what this source supports"],
+         "tool_calls": [{"name": "edit", "arguments": {
+             "path": target, "old": "- [[daily/2026-06-20/pdf-export-timeout.md]]",
+             "new": "The timeout and the decision to queue exports are recorded in "
+                    "[[daily/2026-06-20/pdf-export-timeout.md]]."}}]},
+        {"expect": "Staged edit", "text": receipt("CREATE", target)},
+    ]
+    result, _, _ = run(vault, steps, EXPORT_UNIT)
+    assert result.ok and result.repairs == 1
+    assert (vault / target).read_text(encoding="utf-8").endswith(
+        "## Sources\n\nThe timeout and the decision to queue exports are recorded in "
+        "[[daily/2026-06-20/pdf-export-timeout.md]].\n")
+
+
+def test_bare_source_link_never_repaired_fails_and_changes_nothing(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    before = tree_bytes(vault)
+    target = "digest/procedure/queue-long-exports.md"
+    steps: list[dict[str, Any]] = [{"tool_calls": [WRITE_BARE]},
+                                   {"expect": "Staged CREATE", "text": receipt("CREATE", target)}]
+    # The default budget is three repair turns; the model answers the same each time.
+    steps += [{"expect": "bare-source-link", "text": receipt("CREATE", target)}] * 3
+    result, _, index = run(vault, steps, EXPORT_UNIT)
+    assert result.status == "failed"
+    assert result.error == (
+        "answer not accepted after 3 repair turn(s): line 9: bare-source-link: bare link "
+        "line in Sources: say in a sentence what this source supports")
+    assert result.target == target
+    assert tree_bytes(vault) == before
+    assert index.updates == []
+
+
+def test_step_limit_fails_the_unit(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    before = tree_bytes(vault)
+    search = {"name": "node_search", "arguments": {"query": "idempotency"}}
+    steps = [{"tool_calls": [search]}, {"expect": "node(s), best first", "tool_calls": [GOOD_EDIT]},
+             {"expect": "Staged edit", "tool_calls": [search]}]
+    result, _, index = run(vault, steps, max_steps=3)
+    assert result.status == "failed"
+    assert result.error == "step limit reached (3 model turns) without an accepted answer"
+    assert tree_bytes(vault) == before and index.updates == []
+
+
+def test_model_failure_mid_unit_changes_nothing(tmp_path: Path) -> None:
+    """A script that ends early is a ModelError: infrastructure, not a tool mistake."""
+    vault = copy_vault(tmp_path)
+    before = tree_bytes(vault)
+    model = ScriptedModel([{"tool_calls": [GOOD_EDIT]}])
+    result = integrate_unit(context(vault, model), UNIT)
+    assert result.status == "failed" and result.infrastructure
+    assert "unexpected call #2" in (result.error or "")
+    assert tree_bytes(vault) == before
+
+
+# -- the one-target and create rules -------------------------------------------------------
+
+def test_second_target_is_refused(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    steps = [
+        {"tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "tool_calls": [{"name": "edit", "arguments": {
+            "path": "digest/wiki/progress-feedback.md", "old": "A spinner alone",
+            "new": "A spinner by itself"}}]},
+        {"expect": "Error: this unit already changes digest/wiki/idempotency-keys.md; one unit "
+                   "changes exactly one node. Put everything into "
+                   "digest/wiki/idempotency-keys.md (link digest/wiki/progress-feedback.md in "
+                   "its prose if related)",
+         "text": receipt()},
+    ]
+    before = tree_bytes(copy_vault(tmp_path / "copy"))
+    result, _, _ = run(vault, steps)
+    assert result.ok
+    after = tree_bytes(vault)
+    assert after["digest/wiki/progress-feedback.md"] == \
+        before["digest/wiki/progress-feedback.md"]
+
+
+def test_create_in_the_wrong_bucket_is_refused(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    wrong = dict(WRITE_BARE["arguments"], path="digest/wiki/queue-long-exports.md")
+    steps = [
+        {"tool_calls": [{"name": "write", "arguments": wrong}]},
+        {"expect": "Error: digest/wiki/queue-long-exports.md does not exist, and a new node goes "
+                   "to the unit's own bucket (digest/procedure/)",
+         "text": receipt("CREATE", "digest/wiki/queue-long-exports.md")},
+        {"expect": "nothing was written", "tool_calls": [{"name": "write", "arguments": dict(
+            wrong, path="digest/procedure/Queue Long Exports.md")}]},
+        {"expect": "new node file names are slugs; use "
+                   "digest/procedure/queue-long-exports.md",
+         "text": "I give up."},
+        {"expect": "no receipt found", "text": "Still nothing."},
+        {"expect": "no receipt found", "text": "Nothing."},
+    ]
+    result, _, _ = run(vault, steps, EXPORT_UNIT)
+    assert result.status == "failed"
+    assert not (vault / "digest/wiki/queue-long-exports.md").exists()
+
+
+def test_frontmatter_update_cannot_empty_the_name(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    steps = [
+        {"tool_calls": [{"name": "frontmatter_update",
+                         "arguments": {"path": NODE, "metadata": {"name": "  "}}}]},
+        {"expect": "Error: name may change but not become empty", "tool_calls": [
+            {"name": "frontmatter_update",
+             "arguments": {"path": NODE, "metadata": {"description": None}}}]},
+        {"expect": "Error: description may change but not become empty",
+         "tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "text": receipt()},
+    ]
+    result, _, _ = run(vault, steps)
+    assert result.ok
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+
+
+# -- dry run ---------------------------------------------------------------------------------
+
+def test_dry_run_returns_the_diff_and_writes_nothing(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    before = tree_bytes(vault)
+    steps = [{"tool_calls": [GOOD_EDIT]}, {"expect": "Staged edit", "text": receipt()}]
+    result, _, index = run(vault, steps, dry_run=True)
+    assert result.ok and result.changed
+    assert tree_bytes(vault) == before
+    assert index.updates == []
+    assert result.diff == (
+        "--- a/digest/wiki/idempotency-keys.md\n"
+        "+++ b/digest/wiki/idempotency-keys.md\n"
+        "@@ -13,4 +13,4 @@\n"
+        " ## Sources\n"
+        " \n"
+        " The duplicate-charge incident that motivated keys on every money-moving POST is "
+        "recorded in\n"
+        "-[[daily/2026-06-01/payments-retry.md]].\n"
+        "+[[daily/2026-06-01/payments-retry.md]]. The checkout incident in "
+        "[[daily/2026-06-23/checkout-retries.md]] confirms the rule.\n")
+
+
+# -- CRLF ------------------------------------------------------------------------------------
+
+def test_crlf_node_keeps_crlf_after_an_edit(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    path = vault / NODE
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    steps = [
+        {"tool_calls": [{"name": "edit", "arguments": {
+            "path": NODE, "old": "for 24 hours and replays that response when\nthe key",
+            "new": "for 24 hours and replays that response\nwhen the key"}}]},
+        {"expect": "Staged edit", "tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "tool_calls": [{"name": "frontmatter_update", "arguments": {
+            "path": NODE, "metadata": {"memory_tags": ["payments"]}}}]},
+        {"expect": "Staged frontmatter update", "text": receipt()},
+    ]
+    result, _, _ = run(vault, steps)
+    assert result.ok, result.error
+    data = path.read_bytes()
+    assert b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
+    golden_check(data, "crlf_edit.md")

@@ -1,0 +1,297 @@
+"""The real LiteLLMModel through litellm's real request path, offline: an OpenAI-compatible
+server on 127.0.0.1 (http.server in a thread) answers POST /v1/chat/completions with scripted
+chat.completion bodies carrying tool calls, and `integrate_unit` runs the whole loop against it.
+
+Also: a 429 then success (our retry with backoff, sleep injected), a 500 past the retry budget
+(ModelError: the unit fails and the vault is unchanged), a 401 (fails at once, one line with a
+hint). Every socket connection and name lookup is recorded: none may leave loopback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import tree_bytes
+from integrate_support import TermIndex, context, copy_vault, golden_check
+
+from remelink.config import load_settings
+from remelink.errors import ModelError
+from remelink.integrate import integrate, integrate_unit
+from remelink.units import Unit
+
+# Not pytest.importorskip: that would import litellm at collection time, before the autouse
+# fixture switches its cost-map fetch off, and litellm would reach for raw.githubusercontent.com
+# (this suite's network log caught exactly that). LiteLLMModel imports it lazily, offline.
+if importlib.util.find_spec("litellm") is None:
+    pytest.skip("litellm is not installed (make install-llm)", allow_module_level=True)
+# The first `import litellm` costs ~4 s of CPU; pydantic warns about litellm's own types.
+pytestmark = [pytest.mark.slow,
+              pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning")]
+
+from remelink.models.litellm_model import LiteLLMModel  # noqa: E402
+
+NODE = "digest/wiki/idempotency-keys.md"
+NEW_PATH = "daily/2026-06-23/checkout-retries.md"
+UNIT = Unit(name="Idempotency keys on every charge", bucket="wiki",
+            summary="A second duplicate charge shows every money-moving POST needs a key.",
+            paths=(NEW_PATH,))
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.replies: list[tuple[int, dict[str, Any], dict[str, str]]] = []
+        self.requests: list[dict[str, Any]] = []
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def do_POST(self) -> None:  # http.server's naming
+        length = int(self.headers.get("content-length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.server.requests.append({"path": self.path,
+                                     "headers": {k.lower(): v for k, v in self.headers.items()},
+                                     "body": body})
+        if self.server.replies:
+            status, payload, headers = self.server.replies.pop(0)
+        else:
+            status, payload, headers = 500, error_body("script exhausted"), {}
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def completion(*, tool_calls: list[tuple[str, str, dict[str, Any]]] | None = None,
+               content: str | None = None, prompt: int = 100,
+               completion_tokens: int = 10) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = [
+            {"id": cid, "type": "function",
+             "function": {"name": name, "arguments": json.dumps(args)}}
+            for cid, name, args in tool_calls]
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 1767225600,
+            "model": "test-model",
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if tool_calls else "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt + completion_tokens}}
+
+
+def error_body(message: str, kind: str = "server_error") -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "code": None, "param": None}}
+
+
+GOOD_TURNS = [
+    completion(tool_calls=[("call_search", "node_search",
+                            {"query": "idempotency key duplicate charge", "limit": 20})]),
+    completion(tool_calls=[("call_read", "read", {"path": NODE, "start_line": 13})]),
+    completion(tool_calls=[("call_edit", "edit", {
+        "path": NODE, "old": "[[daily/2026-06-01/payments-retry.md]].",
+        "new": "[[daily/2026-06-01/payments-retry.md]]. The checkout incident in "
+               f"[[{NEW_PATH}]] confirms the rule."})]),
+    completion(content=json.dumps({"action": "CORROBORATE", "target_path": NODE,
+                                   "note": "corroborated"}), completion_tokens=20),
+]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    srv = FakeOpenAI()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def network_log(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every host this process connects to or resolves (on top of conftest's guard)."""
+    seen: list[str] = []
+    guarded_connect = socket.socket.connect
+    real_getaddrinfo = socket.getaddrinfo
+
+    def connect(self: socket.socket, address: Any) -> Any:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            seen.append(str(address[0]))
+        return guarded_connect(self, address)
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(host))
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    yield seen
+    assert set(seen) <= LOOPBACK, f"non-loopback connection attempted: {sorted(set(seen))}"
+
+
+@pytest.fixture(autouse=True)
+def dummy_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+
+
+def make(vault: Path, server: FakeOpenAI, *, retries: int = 2,
+         sleeps: list[float] | None = None) -> LiteLLMModel:
+    settings = replace(load_settings(vault, env={}), api_base=server.base, retries=retries,
+                       timeout=10.0)
+    record = sleeps if sleeps is not None else []
+    return LiteLLMModel("openai/test-model", settings, sleep=record.append)
+
+
+def test_integrate_unit_through_litellm_and_a_loopback_server(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    server.replies = [(200, body, {}) for body in GOOD_TURNS]
+    model = make(vault, server)
+    index = TermIndex(vault)
+
+    result = integrate_unit(context(vault, model, index=index), UNIT)
+
+    assert result.ok, result.error
+    assert (result.action, result.target, result.steps) == ("CORROBORATE", NODE, 4)
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (400, 50)
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+    assert index.updates == [[NODE]]
+    assert network_log and set(network_log) <= LOOPBACK
+
+    # What litellm put on the wire.
+    assert len(server.requests) == 4
+    first = server.requests[0]
+    assert first["path"] == "/v1/chat/completions"
+    assert first["headers"]["authorization"] == "Bearer sk-test-dummy"
+    body = first["body"]
+    assert body["model"] == "test-model"  # the provider prefix is stripped
+    assert body["tool_choice"] == "auto"
+    assert [t["function"]["name"] for t in body["tools"]] == [
+        "node_search", "read", "frontmatter_read", "write", "edit", "frontmatter_update"]
+    assert body["tools"][3]["function"]["parameters"]["required"] == [
+        "path", "name", "description", "content"]
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    # Each tool result goes back with the id of the call it answers, in order.
+    last = server.requests[3]["body"]["messages"]
+    assert [m["role"] for m in last] == ["system", "user"] + ["assistant", "tool"] * 3
+    tools = [m for m in last if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tools] == ["call_search", "call_read", "call_edit"]
+    assert all("name" not in m for m in tools)
+    assert tools[0]["content"].startswith("3 node(s), best first:\n1. [")
+    assert tools[1]["content"].startswith("## Sources\n")
+    assert tools[2]["content"] == f"Staged edit of {NODE} (1 replacement)."
+    assistant = last[2]
+    assert assistant["tool_calls"][0]["id"] == "call_search"
+    assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["limit"] == 20
+
+
+def test_rate_limit_then_success_retries_with_backoff(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    server.replies = [(429, error_body("slow down", "rate_limit_error"), {"retry-after": "3"}),
+                      (429, error_body("slow down", "rate_limit_error"), {})]
+    server.replies += [(200, body, {}) for body in GOOD_TURNS]
+    sleeps: list[float] = []
+    result = integrate_unit(context(vault, make(vault, server, sleeps=sleeps)), UNIT)
+    assert result.ok, result.error
+    assert len(server.requests) == 6
+    # The server's Retry-After is honoured; without one, jittered exponential backoff.
+    assert sleeps[0] == 3.0
+    assert 0.5 <= sleeps[1] <= 1.0 and len(sleeps) == 2
+
+
+def test_server_errors_past_the_retry_budget_fail_the_unit(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    before = tree_bytes(vault)
+    server.replies = [(200, GOOD_TURNS[0], {}), (200, GOOD_TURNS[1], {}),
+                      (200, GOOD_TURNS[2], {})]
+    server.replies += [(500, error_body("boom"), {})] * 3
+    sleeps: list[float] = []
+    index = TermIndex(vault)
+    result = integrate_unit(context(vault, make(vault, server, retries=2, sleeps=sleeps),
+                                    index=index), UNIT)
+    assert result.status == "failed" and result.infrastructure
+    assert result.error is not None and result.error.startswith(
+        "openai/test-model: InternalServerError after 3 attempt(s): ")
+    assert "\n" not in result.error
+    assert len(server.requests) == 6 and len(sleeps) == 2
+    # The edit was staged when the model went away: nothing reached the vault.
+    assert tree_bytes(vault) == before and index.updates == []
+
+
+def test_unauthorised_fails_at_once_with_a_hint(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    server.replies = [(401, error_body("Incorrect API key provided", "invalid_request_error"),
+                       {})]
+    sleeps: list[float] = []
+    model = make(vault, server, sleeps=sleeps)
+    with pytest.raises(ModelError) as info:
+        model.complete([{"role": "user", "content": "hi"}], [])
+    message = str(info.value)
+    assert message.startswith("openai/test-model: AuthenticationError: ")
+    assert message.endswith("(set the provider's API key in its own environment variable "
+                            "(e.g. OPENAI_API_KEY))")
+    assert "Incorrect API key provided" in message and "\n" not in message
+    assert len(server.requests) == 1 and sleeps == []
+
+
+def test_a_broken_backend_stops_the_run(tmp_path: Path, server: FakeOpenAI,
+                                        network_log: list[str]) -> None:
+    """After a ModelError the remaining units are not sent to the same broken backend."""
+    vault = copy_vault(tmp_path)
+    before = tree_bytes(vault)
+    server.replies = [(401, error_body("Incorrect API key provided"), {})]
+    other = Unit(name="Another", bucket="wiki", summary="s", paths=(NEW_PATH,))
+    report = integrate(vault, load_settings(vault, env={}), [UNIT, other],
+                       make(vault, server), index=TermIndex(vault))
+    assert [r.status for r in report.results] == ["failed", "failed"]
+    assert report.results[1].error == ("not attempted: the model failed on unit "
+                                       "'Idempotency keys on every charge'")
+    assert len(server.requests) == 1
+    assert {k: v for k, v in tree_bytes(vault).items() if k != ".remelink/lock"} == before
+
+
+def test_context_window_exceeded_fails_at_once_with_its_own_hint(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    body = {"error": {"message": "This model's maximum context length is 8192 tokens. However, "
+                                 "your messages resulted in 9000 tokens.",
+                      "type": "invalid_request_error", "code": "context_length_exceeded",
+                      "param": "messages"}}
+    server.replies = [(400, body, {})]
+    sleeps: list[float] = []
+    with pytest.raises(ModelError) as info:
+        make(vault, server, sleeps=sleeps).complete([{"role": "user", "content": "hi"}], [])
+    message = str(info.value)
+    assert message.startswith("openai/test-model: ContextWindowExceededError: ")
+    assert message.endswith("(the conversation no longer fits the model's context window; use a "
+                            "model with a larger one, or lower auto_dream.max_steps)")
+    assert len(server.requests) == 1 and sleeps == []
