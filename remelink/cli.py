@@ -196,7 +196,8 @@ def integrate_cmd(
             "ok": report.failed == 0 and not leftover,
             "command": "integrate",
             "duration_ms": round(report.seconds * 1000),
-            "counts": {"units": len(report.results), "failed": report.failed},
+            "counts": {"units": len(report.results), "failed": report.failed,
+                       "actions": _action_counts(report.results)},
             "data": [_unit_json(r, include_diff=dry_run) for r in report.results],
             "errors": [f"{r.unit.name}: {r.error}" for r in report.results if not r.ok],
         }
@@ -212,6 +213,8 @@ def integrate_cmd(
                     typer.echo(r.diff, nl=False)
             else:
                 typer.echo(f"{'FAILED':<11} {r.unit.name}: {r.error}")
+            for warning in r.warnings:
+                sys.stderr.write(f"  warning: {warning}\n")
     if leftover:
         _err(f"error: the scripted model has {leftover} unused step(s)")
     return 1 if report.failed or leftover else 0
@@ -221,9 +224,11 @@ def integrate_cmd(
 @handles_errors
 def dream_run_cmd(
     vault: VaultOpt = None,
-    date: Annotated[str | None, typer.Option(help="Window end date YYYY-MM-DD (with --scan-days).")] = None,
+    date: Annotated[str | None, typer.Option(
+        help="Window end date YYYY-MM-DD (with --scan-days).")] = None,
     scan_days: Annotated[int | None, typer.Option(
-        "--scan-days", help="Days in the window ending at --date (default 1 when --date is given).")] = None,
+        "--scan-days",
+        help="Days in the window ending at --date (default 1 when --date is given).")] = None,
     max_units: Annotated[int | None, typer.Option(
         "--max-units", help="Units extracted per batch of changed notes.")] = None,
     hint: Annotated[str | None, typer.Option(help="A hint passed to extraction.")] = None,
@@ -232,34 +237,47 @@ def dream_run_cmd(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Do everything but write: print the diff of each node instead.")] = False,
     json_out: JsonOpt = False,
-    wait: Annotated[float, typer.Option(help="Seconds to wait for another run's vault lock.")] = 0.0,
+    wait: Annotated[float, typer.Option(
+        help="Seconds to wait for another run's vault lock.")] = 0.0,
     retry_failed: Annotated[bool, typer.Option(
         "--retry-failed", help="Retry units that used up their attempts.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    today: Annotated[str | None, typer.Option(
+        help="Run as if on this date (YYYY-MM-DD): reproducible demos and tests.",
+        hidden=True)] = None,
     debug: DebugOpt = False,
 ) -> int:
-    """Distil changed daily/ and resource/ notes into the digest, auto-linking as it writes."""
+    """Distil changed daily/ and resource/ notes into the digest, auto-linking as it writes.
+
+    Progress goes to stderr (bars on a terminal, plain lines under cron); stdout carries only
+    the summary, or with --json one JSON document. Exit 0 when all went well, 1 when a note or
+    a unit failed, 2 on a usage or configuration error, 3 when the vault is busy."""
     from remelink.config import load_settings
     from remelink.dream.run import DreamOptions, run_dream
     from remelink.models import make_model
     from remelink.progress import make_reporter
+    from remelink.render import dream_json, dream_text, envelope
     from remelink.vault.paths import find_vault_root
 
     started = time.perf_counter()
-    root = find_vault_root(vault)
-    settings = load_settings(root, overrides={"model": model} if model else None)
-    engine = make_model(settings)
-    reporter = make_reporter(quiet or json_out and not sys.stderr.isatty())
-    options = DreamOptions(date=date, scan_days=scan_days, max_units=max_units, hint=hint,
-                           dry_run=dry_run, wait=wait, retry_failed=retry_failed)
+    reporter: Any = None
     try:
+        root = find_vault_root(vault)
+        settings = load_settings(root, overrides={"model": model} if model else None)
+        options = DreamOptions(date=date, scan_days=scan_days, max_units=max_units, hint=hint,
+                               dry_run=dry_run, wait=wait, retry_failed=retry_failed, today=today)
+        engine = make_model(settings)
+        reporter = make_reporter(quiet or (json_out and not sys.stderr.isatty()))
         report = run_dream(root, settings, engine, options, reporter=reporter)
+    except RemelinkError as exc:
+        if json_out:  # the caller parses stdout: it still gets one document
+            typer.echo(envelope("dream run", ok=False, seconds=time.perf_counter() - started,
+                                counts={}, data=None, errors=[" ".join(str(exc).split())]))
+        raise
     finally:
         close = getattr(reporter, "close", None)
         if callable(close):
             close()
-    from remelink.render import dream_json, dream_text
-
     seconds = time.perf_counter() - started
     if json_out:
         typer.echo(dream_json(report, seconds))
@@ -268,13 +286,14 @@ def dream_run_cmd(
     leftover = getattr(engine, "unused", 0)
     if leftover:
         _err(f"error: the scripted model has {leftover} unused step(s)")
-    return 0 if report.ok and not leftover else 1
+    return 0 if report.ok and not leftover else EXIT_PROBLEMS
 
 
 @app.command("status")
 @handles_errors
 def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOpt = False) -> int:
-    """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last runs."""
+    """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last
+    runs. Exit 1 when a unit failed or a note is invalid."""
     from remelink.config import load_settings
     from remelink.dream.run import status
     from remelink.render import status_json, status_text
@@ -282,8 +301,17 @@ def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOp
 
     root = find_vault_root(vault)
     report = status(root, load_settings(root))
-    typer.echo(status_json(report) if json_out else status_text(report), nl=not json_out)
-    return 0
+    typer.echo(status_json(report) if json_out else status_text(report), nl=json_out)
+    return 0 if report.ok else EXIT_PROBLEMS
+
+
+def _action_counts(results: list[object]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in results:
+        action = getattr(r, "action", None)
+        if getattr(r, "ok", False) and action:
+            counts[action] = counts.get(action, 0) + 1
+    return counts
 
 
 def _unit_json(r: object, *, include_diff: bool) -> dict[str, object]:
@@ -294,7 +322,8 @@ def _unit_json(r: object, *, include_diff: bool) -> dict[str, object]:
         "unit": r.unit.name, "id": r.unit.id, "status": r.status, "action": r.action,
         "target": r.target, "note": r.note, "error": r.error,
         "tokens": {"prompt": r.usage.prompt_tokens, "completion": r.usage.completion_tokens},
-        "steps": r.steps, "duration_ms": round(r.seconds * 1000),
+        "steps": r.steps, "repairs": r.repairs, "changed": r.changed,
+        "warnings": list(r.warnings), "duration_ms": round(r.seconds * 1000),
     }
     if include_diff:
         data["diff"] = r.diff
