@@ -14,12 +14,13 @@ the body, loses CRLF and BOMs, and drops the intro of notes that start with a `-
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from remelink.errors import NoteError
-from remelink.vault.notes import Note, join, parse_text, to_newline
+from remelink.vault.notes import Note, join, parse_text, to_newline, unclosed_frontmatter
 
 try:  # libyaml is in the PyYAML wheel on every mainstream platform; fall back gracefully.
     _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
@@ -31,7 +32,8 @@ class _StrictLoader(yaml.SafeLoader):
     """Safe loader that refuses duplicate keys (PyYAML silently keeps the last one)."""
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode,
+                       deep: bool = False) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
@@ -60,6 +62,9 @@ def load(note: Note) -> dict[str, Any]:
     """The frontmatter mapping of `note` ({} when there is none). Raises NoteError when the block
     is not valid YAML, is not a mapping, or repeats a key."""
     text = note.frontmatter_text
+    if text is None and unclosed_frontmatter(note):
+        raise NoteError("frontmatter opened by '---' on line 1 is never closed", path=note.path,
+                        hint="add a line '---' after the last key")
     if text is None or not text.strip():
         return {}
     try:
@@ -70,8 +75,9 @@ def load(note: Note) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise NoteError(f"frontmatter is a {type(data).__name__}, not a mapping of keys", path=note.path)
-    if len(data) > 1 and _has_duplicate_keys(text):
+        raise NoteError(f"frontmatter is a {type(data).__name__}, not a mapping of keys",
+                        path=note.path)
+    if _has_duplicate_keys(text):  # PyYAML keeps the last value silently; refuse instead
         try:
             yaml.load(text, Loader=_StrictLoader)
         except yaml.YAMLError as exc:
@@ -88,12 +94,34 @@ def _has_duplicate_keys(text: str) -> bool:
     return len(keys) != len(set(keys))
 
 
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes multi-line strings as literal blocks (`|`) when YAML allows it,
+    instead of a quoted scalar with doubled line breaks."""
+
+
+# Line breaks other than LF only survive as escapes in a double-quoted scalar (PyYAML writes them
+# raw in the other styles, where YAML then reads them as breaks).
+_OTHER_BREAKS = re.compile(r"[\r\x85\u2028\u2029]")
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style: str | None = None
+    if _OTHER_BREAKS.search(value):
+        style = '"'
+    elif "\n" in value and not value.endswith("\n\n"):  # `|+` would add a `...` line
+        style = "|"
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 def dump(mapping: dict[str, Any]) -> str:
     """PyYAML's block rendering, unicode kept, insertion order kept, no line wrapping."""
     if not mapping:
         return ""
-    return yaml.safe_dump(mapping, allow_unicode=True, sort_keys=False, default_flow_style=False,
-                          width=1 << 30)
+    return yaml.dump(mapping, Dumper=_Dumper, allow_unicode=True, sort_keys=False,
+                     default_flow_style=False, width=1 << 30)
 
 
 def to_yaml_values(mapping: dict[str, Any]) -> str:
@@ -111,24 +139,38 @@ def _node_end(node: yaml.Node) -> int:
     return int(node.end_mark.index)
 
 
-def _key_spans(fm: str) -> dict[str, tuple[int, int]]:
-    """For each top-level key: [start of its line, end of the line holding its value's end)."""
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int  # start of the key's first line
+    end: int  # end of the value's last line (after its newline)
+    tail: str  # what follows a one-line scalar value on its line (an inline comment), or ""
+
+
+def _key_spans(fm: str) -> dict[str, _Span]:
+    """For each top-level key: its lines, from the start of the key's line to the end of the line
+    holding its value's end. Works on the text as stored (LF or CRLF)."""
     root = yaml.compose(fm, Loader=yaml.SafeLoader)
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode) or root.flow_style is True:
         raise ValueError("frontmatter is not a block mapping")
-    spans: dict[str, tuple[int, int]] = {}
+    spans: dict[str, _Span] = {}
     for key_node, value_node in root.value:
         if not isinstance(key_node, yaml.ScalarNode):
             raise ValueError("complex keys are not supported")
         start = fm.rfind("\n", 0, key_node.start_mark.index) + 1
-        end_idx = max(_node_end(value_node), int(key_node.end_mark.index))
+        value_end = _node_end(value_node)
+        end_idx = max(value_end, int(key_node.end_mark.index))
         nl = fm.find("\n", max(end_idx - 1, start))
         end = len(fm) if nl == -1 else nl + 1
         if key_node.value in spans:
             raise ValueError(f"duplicate key {key_node.value!r}")
-        spans[key_node.value] = (start, end)
+        tail = ""
+        if isinstance(value_node, yaml.ScalarNode) and value_node.style not in ("|", ">"):
+            rest = fm[value_end:end].rstrip("\r\n")
+            if "\n" not in fm[start:value_end] and rest.strip().startswith("#"):
+                tail = rest
+        spans[key_node.value] = _Span(start, end, tail)
     return spans
 
 
@@ -136,8 +178,11 @@ def update(note: Note, changes: dict[str, Any], *, remove: tuple[str, ...] = ())
     """A copy of `note` whose frontmatter has `changes` merged in (and `remove` keys dropped),
     touching only those keys' lines. Creates the block if the note had none.
 
-    Raises NoteError if the existing frontmatter is invalid, or if the edit cannot be made
-    faithfully (anchors, flow-style mapping, complex keys).
+    Everything else is kept byte for byte: other keys and comments, the `---` lines as written,
+    the newline style of untouched lines, the BOM and the body. A one-line value keeps its inline
+    comment. New keys go at the end. Raises NoteError if the existing frontmatter is invalid, or
+    if the edit cannot be made faithfully (anchors and aliases, a flow-style mapping, complex
+    keys, a value that does not read back as given).
     """
     before = load(note)
     expected = dict(before)
@@ -149,9 +194,11 @@ def update(note: Note, changes: dict[str, Any], *, remove: tuple[str, ...] = ())
     nl = note.newline
     if note.frontmatter_text is None:
         new_fm = to_newline(dump(expected), nl)
-        return parse_text(note.path, join(note, new_fm, note.body), bom=note.bom)
+        return _verified(note, join(note, new_fm, note.body), expected)
 
-    fm = note.frontmatter_text.replace("\r\n", "\n") if nl == "\r\n" else note.frontmatter_text
+    fm = note.frontmatter_text
+    fm_start = note.text.index("\n") + 1  # after the opening `---` line
+    fm_end = fm_start + len(fm)
     try:
         spans = _key_spans(fm)
     except (ValueError, yaml.YAMLError) as exc:
@@ -159,35 +206,58 @@ def update(note: Note, changes: dict[str, Any], *, remove: tuple[str, ...] = ())
                         hint="edit the frontmatter by hand") from None
     pieces: list[tuple[int, int, str]] = []
     for key in remove:
-        if key in spans:
-            pieces.append((*spans[key], ""))
+        if key in spans and key not in changes:
+            pieces.append((spans[key].start, spans[key].end, ""))
     appended = ""
     for key, value in changes.items():
-        rendered = dump({key: value})
-        if key in spans:
-            pieces.append((*spans[key], rendered))
-        else:
-            appended += rendered
+        span = spans.get(key)
+        if span is None:
+            appended += to_newline(dump({key: value}), nl)
+            continue
+        line_nl = "\r\n" if fm.endswith("\r\n", 0, span.end) else "\n"
+        rendered = to_newline(dump({key: value}), line_nl if fm.endswith("\n", 0, span.end) else nl)
+        if span.tail and rendered.count("\n") == 1:
+            rendered = rendered.rstrip("\r\n") + span.tail + line_nl
+        if not fm.endswith("\n", 0, span.end):  # the last line had no newline: keep it so
+            rendered = rendered.rstrip("\r\n")
+        pieces.append((span.start, span.end, rendered))
     out = fm
     for start, end, text in sorted(pieces, reverse=True):
         out = out[:start] + text + out[end:]
     if appended:
         if out and not out.endswith("\n"):
-            out += "\n"
+            out += nl
         out += appended
-    new_text = join(note, to_newline(out, nl), note.body)
+    return _verified(note, note.text[:fm_start] + out + note.text[fm_end:], expected)
+
+
+def _verified(note: Note, new_text: str, expected: dict[str, Any]) -> Note:
+    """The note for `new_text`, after checking that it reads back as `expected` with the body
+    untouched; otherwise NoteError (nothing is written)."""
     result = parse_text(note.path, new_text, bom=note.bom)
     try:
         after = load(result)
     except NoteError:
         after = None
-    if after != expected:
+    if after != expected or result.body != note.body or \
+            (after is not None and list(after) != list(expected)):
         raise NoteError("frontmatter edit would not read back as intended", path=note.path,
                         hint="edit the frontmatter by hand")
     return result
 
 
 def render_new(mapping: dict[str, Any], body: str, *, newline: str = "\n") -> str:
-    """Text of a brand-new note: frontmatter block then body."""
+    """Text of a brand-new note: frontmatter block then body. Raises NoteError (ValueError for
+    a value YAML cannot represent) when the result would not read back as `mapping`."""
     fm = to_newline(dump(mapping), newline)
-    return f"---{newline}{fm}---{newline}{to_newline(body, newline)}"
+    text = f"---{newline}{fm}---{newline}{to_newline(body, newline)}"
+    note = parse_text("new note", text)
+    try:
+        back = load(note)
+    except NoteError:
+        back = None
+    if back != {str(k): v for k, v in mapping.items()} or \
+            note.body != to_newline(body, newline):
+        raise NoteError("these frontmatter values would not read back as given",
+                        hint="use plain strings, numbers, booleans, lists and mappings")
+    return text

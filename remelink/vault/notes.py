@@ -19,12 +19,13 @@ from remelink.errors import NoteError
 BOM = "\ufeff"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
-# The closing fence is a line that is exactly `---` (trailing spaces tolerated, as editors add them).
+# The closing fence is a line that is exactly `---` (trailing spaces tolerated: editors add them).
 _CLOSE_RE = re.compile(r"^---[ \t]*\r?$", re.M)
 _OPEN_RE = re.compile(r"---[ \t]*(\r?\n)")
 # A YAML mapping starts with a key (or a flow mapping). A block that starts otherwise is a
 # thematic break followed by prose, and treating it as frontmatter would hide that prose.
-_FIRST_KEY_RE = re.compile(r"^(?:\{|\?\s|[^\s#\-][^\n]*?:(?:[ \t]|\r?$)|-[^\s\-][^\n]*?:(?:[ \t]|\r?$))")
+_FIRST_KEY_RE = re.compile(r"^(?:\{|\?\s|[^\s#\-][^\n]*?:(?:[ \t]|\r?$)"
+                           r"|-[^\s\-][^\n]*?:(?:[ \t]|\r?$))")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +97,34 @@ def _looks_like_mapping(block: str) -> bool:
     return True  # empty or comments only: an empty mapping
 
 
+def unclosed_frontmatter(note: Note) -> bool:
+    """True when the note opens a frontmatter block (a `---` line, then a `key:` line) that no
+    `---` line closes. Such a note has no frontmatter (its text is all body), and a reader should
+    say so rather than report its keys as missing."""
+    if note.frontmatter_text is not None:
+        return False
+    m = _OPEN_RE.match(note.text)
+    if m is None or _CLOSE_RE.search(note.text, m.end()):
+        return False
+    for line in note.text[m.end():].splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return bool(_FIRST_KEY_RE.match(line))
+    return False
+
+
+def too_big(size: int, max_bytes: int) -> str:
+    """The message for a note over the size limit (`limits.max_note_bytes`)."""
+    def fmt(n: int) -> str:
+        return f"{n / 1048576:.1f} MiB" if n >= 1048576 else f"{n} bytes"
+    return f"file is {fmt(size)}, over the {fmt(max_bytes)} limit for notes"
+
+
 def decode(path: str, data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Note:
     """Decode raw bytes into a Note, or raise NoteError with one actionable line."""
     if len(data) > max_bytes:
-        raise NoteError(f"file is {len(data) / 1048576:.1f} MiB, over the {max_bytes // 1048576} MiB "
-                        "limit for notes", path=path, hint="split it, or raise limits.max_note_bytes")
+        raise NoteError(too_big(len(data), max_bytes), path=path,
+                        hint="split it, or raise limits.max_note_bytes")
     if b"\x00" in data[:8192]:
         raise NoteError("binary file (NUL bytes), not a note", path=path,
                         hint="move it out of the notes folders or give it a non-.md extension")
@@ -121,8 +145,7 @@ def read_note(root: Path, rel: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> No
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise NoteError(f"file is {size / 1048576:.1f} MiB, over the {max_bytes // 1048576} MiB "
-                            "limit for notes", path=rel,
+            raise NoteError(too_big(size, max_bytes), path=rel,
                             hint="split it, or raise limits.max_note_bytes")
         data = path.read_bytes()
     except FileNotFoundError:

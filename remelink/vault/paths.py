@@ -20,15 +20,19 @@ BUCKETS = ("procedure", "personal", "wiki")
 # Folders never scanned as notes: remelink's own state, VCS and editor metadata.
 SKIP_DIRS = frozenset({MARKER_DIR, ".git", ".hg", ".svn", ".obsidian", ".trash", "node_modules"})
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# C0 and C1 control characters, and the bidirectional controls that make a path display as
+# something else than it is.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_DRIVE_RELATIVE = re.compile(r"^[A-Za-z]:")  # `C:x`: refused in tool paths, a name in links
 
 
 def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def find_vault_root(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+def find_vault_root(explicit: str | os.PathLike[str] | None = None,
+                    cwd: Path | None = None) -> Path:
     """`--vault PATH`, else the nearest ancestor of the working directory holding `.remelink/`,
     else the working directory (SPEC §1)."""
     if explicit is not None:
@@ -43,9 +47,10 @@ def find_vault_root(explicit: str | os.PathLike[str] | None = None, cwd: Path | 
 def is_unsafe_target(text: str) -> str | None:
     """Why `text` may never name a file inside the vault, or None when it is acceptable.
 
-    Absolute paths, `~`, Windows drives and any `..` segment are refused everywhere (SPEC §3.2).
+    Absolute paths, the home folder (`~/`), Windows drives and any `..` segment are refused
+    everywhere (SPEC §3.2). A name that merely starts with `~` (`~draft.md`) is a name.
     """
-    if text.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(text):
+    if text.startswith(("/", "\\", "~/", "~\\")) or text == "~" or _WINDOWS_DRIVE.match(text):
         return "absolute path"
     parts = re.split(r"[\\/]", text)
     if ".." in parts:
@@ -62,7 +67,7 @@ def normalize_relpath(text: str) -> str:
     raw = text.strip()
     if not raw:
         raise SandboxError("empty path")
-    reason = is_unsafe_target(raw)
+    reason = is_unsafe_target(raw) or ("absolute path" if _DRIVE_RELATIVE.match(raw) else None)
     if reason:
         raise SandboxError(f"{reason}: {raw!r}", hint="use a workspace-relative path such as "
                            "digest/wiki/some-node.md")
@@ -106,29 +111,44 @@ _SLUG_FORBIDDEN = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
-def slugify(title: str, *, max_length: int = 80) -> str:
+# Names Windows refuses for a file whatever the extension (a vault is often synced there).
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                       *(f"lpt{i}" for i in range(1, 10))})
+
+
+def slugify(title: str, *, max_length: int = 80, max_bytes: int = 200) -> str:
     """A file-name slug for a node title (SPEC §1).
 
-    ASCII titles become lowercase kebab-case; CJK characters are kept as they are; characters
-    that are unsafe in file names never appear; no leading or trailing dots, spaces or dashes.
+    ASCII titles become lowercase kebab-case; accented Latin and full-width letters become their
+    ASCII base (`Café` -> `cafe`); CJK and other scripts keep their characters, with their
+    combining marks (`ガイド`, `हिन्दी`), lowercased where the script has case; characters that
+    are unsafe in file names never appear; no leading or trailing dots, spaces or dashes. The
+    slug is at most `max_length` characters and `max_bytes` UTF-8 bytes (file systems limit a
+    name to 255 bytes, and 80 characters of a 4-byte script would exceed it).
     """
-    text = nfc(title).strip()
-    text = _SLUG_FORBIDDEN.sub(" ", text)
-    # Decompose accents so "Café" becomes "cafe"; CJK is unaffected by NFKD stripping below.
+    text = _SLUG_FORBIDDEN.sub(" ", nfc(title).strip())
     out: list[str] = []
-    for ch in unicodedata.normalize("NFKD", text):
-        if unicodedata.combining(ch):
-            continue
+    for ch in text:
         if ch.isascii():
             out.append(ch.lower() if ch.isalnum() else "-")
-        elif ch.isalnum():
-            out.append(ch)
+            continue
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        if base and base.isascii():
+            out.append("".join(c.lower() if c.isalnum() else "-" for c in base))
+            continue
+        category = unicodedata.category(ch)
+        if category[0] in "LN" or (category[0] == "M" and out and out[-1] != "-"):
+            out.append(ch.lower())
         else:
             out.append("-")
-    slug = re.sub(r"-{2,}", "-", "".join(out)).strip("-.")
-    slug = nfc(slug)
+    slug = nfc(re.sub(r"-{2,}", "-", "".join(out)).strip("-."))
     if len(slug) > max_length:
-        slug = slug[:max_length].rstrip("-.")
+        slug = slug[:max_length]
+    while len(slug.encode("utf-8")) > max_bytes:
+        slug = slug[:-1]
+    slug = slug.rstrip("-.")
+    if slug.split(".", 1)[0] in _RESERVED:
+        slug += "-note"
     return slug or "node"
 
 

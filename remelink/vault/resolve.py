@@ -40,12 +40,16 @@ class VaultFiles:
     files: set[str]
     escaping: set[str] = field(default_factory=set)
     _by_name: dict[str, list[str]] | None = None
+    version: int = 0  # bumped by add/discard, so that resolvers drop what they cached
+    # NFC path -> the path as spelled on disk, for the (rare) names stored decomposed (NFD).
+    disk: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def scan(cls, root: Path) -> VaultFiles:
         root = root.resolve()
         files: set[str] = set()
         escaping: set[str] = set()
+        disk: dict[str, str] = {}
         root_real = str(root)
         stack = [("", str(root))]
         while stack:
@@ -59,23 +63,27 @@ class VaultFiles:
                 if name.startswith(".") or name in SKIP_DIRS:
                     continue  # dot-folders and dotfiles are not notes
                 rel = f"{prefix}{name}"
+                key = rel if rel.isascii() else nfc(rel)
                 try:
                     if entry.is_symlink():
                         real = os.path.realpath(entry.path)
                         if real != root_real and not real.startswith(root_real + os.sep):
-                            escaping.add(nfc(rel))
-                            files.add(nfc(rel))
-                            continue
-                        if os.path.isdir(real):
+                            escaping.add(key)
+                        elif os.path.isdir(real):
                             continue  # never descend through a symlinked folder (loops)
-                        files.add(nfc(rel))
                     elif entry.is_dir(follow_symlinks=False):
                         stack.append((rel + "/", entry.path))
-                    else:
-                        files.add(nfc(rel))
+                        continue
                 except OSError:
                     continue
-        return cls(root=root, files=files, escaping=escaping)
+                files.add(key)
+                if key != rel:  # a decomposed (NFD) name on disk: remember how to open it
+                    disk[key] = rel
+        return cls(root=root, files=files, escaping=escaping, disk=disk)
+
+    def on_disk(self, rel: str) -> str:
+        """The workspace-relative path to open for `rel` (its on-disk spelling)."""
+        return self.disk.get(rel, rel) if self.disk else rel
 
     def markdown(self) -> list[str]:
         return sorted(p for p in self.files if p.endswith(MARKDOWN_EXTS))
@@ -99,10 +107,13 @@ class VaultFiles:
     def add(self, rel: str) -> None:
         self.files.add(rel)
         self._by_name = None
+        self.version += 1
 
     def discard(self, rel: str) -> None:
         self.files.discard(rel)
+        self.escaping.discard(rel)
         self._by_name = None
+        self.version += 1
 
 
 class Resolver:
@@ -110,10 +121,17 @@ class Resolver:
         self.files = files
         self.mode = mode
         self._cache: dict[str, Resolution] = {}
+        self._version = files.version
+        self._listings: dict[str, set[str]] = {}
 
     def resolve(self, target: str, source: str) -> Resolution:
+        """Where `target` (a link of note `source`) points. An empty target is the note itself."""
         if not target:
             return Resolution("ok", source)
+        if self._version != self.files.version:  # a file appeared or went away
+            self._cache.clear()
+            self._listings.clear()
+            self._version = self.files.version
         cached = self._cache.get(target)
         if cached is None:
             cached = self._resolve(target)
@@ -144,15 +162,36 @@ class Resolver:
             if rel in files.escaping:
                 return Resolution("outside", reason="symlink resolves outside the vault")
             return Resolution("ok", rel)
-        # Files reachable only through a symlinked folder are not in the walk; ask the disk.
-        full = files.root / rel
-        if "/" in rel and os.path.isfile(full):
-            real = os.path.realpath(full)
-            root = str(files.root)
-            if real != root and not real.startswith(root + os.sep):
-                return Resolution("outside", reason="resolves outside the vault")
-            return Resolution("ok", rel)
-        return None
+        # Files the walk does not list (inside a symlinked folder, or a dot-folder such as
+        # `.attachments/`) are asked of the disk, spelled exactly as linked: no empty or `.`
+        # segment, and every name with its exact case (a case-insensitive disk would otherwise
+        # accept `Digest/X.md`).
+        parts = rel.split("/")
+        if len(parts) < 2 or any(p in ("", ".") for p in parts):
+            return None
+        full = files.root.joinpath(*parts)
+        if not os.path.isfile(full) or not self._spelled_exactly(parts):
+            return None
+        real = os.path.realpath(full)
+        root = str(files.root)
+        if real != root and not real.startswith(root + os.sep):
+            return Resolution("outside", reason="resolves outside the vault")
+        return Resolution("ok", rel)
+
+    def _spelled_exactly(self, parts: list[str]) -> bool:
+        folder = ""
+        for part in parts:
+            names = self._listings.get(folder)
+            if names is None:
+                try:
+                    names = {nfc(n) for n in os.listdir(self.files.root / folder)}
+                except OSError:
+                    names = set()
+                self._listings[folder] = names
+            if part not in names:
+                return False
+            folder = f"{folder}/{part}" if folder else part
+        return True
 
     def _by_name(self, target: str) -> Resolution:
         parts = [p for p in target.split("/") if p]
