@@ -16,103 +16,32 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
 from remelink.models.local import decide, embed, extract, write
 from remelink.models.local import text as tx
+from remelink.models.local.conversation import (
+    CONTINUE_RE,
+    Call,
+    HitInfo,
+    answer,
+    calls_of,
+    evidence_titles,
+    parse_hits,
+    strip_trailer,
+    task_of,
+    today_of,
+    turn,
+)
 from remelink.vault.notes import Note, parse_text
 from remelink.vault.paths import slugify
 
-_JSON_BLOCK_RE = re.compile(r"```json\s*\n(.*?)```", re.S)
-_HIT_RE = re.compile(r"^\d+\.\s+\[(-?[\d.]+)\]\s+(\S.*?)\s*$")
-_CONTINUE_RE = re.compile(r"call read with start_line=(\d+) to continue\]\s*$")
-_TRAILER_RE = re.compile(r"\n\[(?:\.\.\. truncated|lines \d+-\d+ of \d+)[^\n]*\]\s*$")
 MAX_READS = 6
-MAX_RELATED = 3
-
-
-@dataclass(frozen=True)
-class HitInfo:
-    path: str
-    score: float
-    name: str
-    description: str
-
-
-@dataclass
-class _Call:
-    id: str
-    name: str
-    args: dict[str, Any]
-    result: str | None
-
-
-def _task(messages: Sequence[Message]) -> dict[str, Any]:
-    for message in messages:
-        if message.get("role") == "user":
-            m = _JSON_BLOCK_RE.search(str(message.get("content", "")))
-            if m:
-                try:
-                    data = json.loads(m.group(1))
-                except ValueError:
-                    return {}
-                return data if isinstance(data, dict) else {}
-            return {}
-    return {}
-
-
-def _calls(messages: Sequence[Message]) -> list[_Call]:
-    calls: dict[str, _Call] = {}
-    order: list[str] = []
-    for message in messages:
-        if message.get("role") == "assistant":
-            for raw in message.get("tool_calls") or []:
-                fn = raw.get("function", {})
-                try:
-                    args = json.loads(fn.get("arguments") or "{}")
-                except ValueError:
-                    args = {}
-                calls[raw["id"]] = _Call(raw["id"], fn.get("name", ""), args, None)
-                order.append(raw["id"])
-        elif message.get("role") == "tool" and message.get("tool_call_id") in calls:
-            calls[message["tool_call_id"]].result = str(message.get("content", ""))
-    return [calls[i] for i in order]
-
-
-def _parse_hits(result: str) -> list[HitInfo]:
-    hits: list[HitInfo] = []
-    path = name = description = ""
-    score = 0.0
-    for line in result.splitlines():
-        m = _HIT_RE.match(line)
-        if m:
-            if path:
-                hits.append(HitInfo(path, score, name, description))
-            score, path, name, description = float(m.group(1)), m.group(2), "", ""
-        elif line.strip().startswith("name:"):
-            name = line.split(":", 1)[1].strip()
-        elif line.strip().startswith("description:"):
-            description = line.split(":", 1)[1].strip()
-    if path:
-        hits.append(HitInfo(path, score, name, description))
-    return hits
-
-
-def _turn(calls: list[tuple[str, dict[str, Any]]], prefix: str) -> AssistantTurn:
-    return AssistantTurn(tool_calls=tuple(
-        ToolCall(id=f"{prefix}{i}", name=name, arguments=json.dumps(args, ensure_ascii=False))
-        for i, (name, args) in enumerate(calls, 1)))
-
-
-def _answer(data: dict[str, Any]) -> AssistantTurn:
-    return AssistantTurn(text=json.dumps(data, ensure_ascii=False))
-
-
-def _strip_trailer(text: str) -> str:
-    return _TRAILER_RE.sub("", text)
+MAX_RELATED = 3   # related nodes linked on similarity
+MAX_MENTIONS = 8  # related nodes linked because the unit names them
+SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
 
 
 class LocalModel:
@@ -128,12 +57,14 @@ class LocalModel:
         """Use the node index's term statistics for IDF weighting (read-only)."""
         idf = getattr(index, "idf", None)
         if callable(idf):
-            self.idf = idf
+            # Memoised for the whole run: the index empties its own cache on every commit, and
+            # a committed node moves a document frequency by one, which no decision notices.
+            self.idf = decide.memo(idf)
 
     # -- the seam ----------------------------------------------------------------------------
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantTurn:
-        task = _task(messages)
-        calls = _calls(messages)
+        task = task_of(messages)
+        calls = calls_of(messages)
         if task.get("task") == "extract":
             return self._extract(task, calls)
         if task.get("task") == "tag":
@@ -145,22 +76,23 @@ class LocalModel:
         return AssistantTurn(text="The local engine found no task it knows in this conversation.")
 
     # -- auto_tag and topics -------------------------------------------------------------------
-    def _tag(self, task: dict[str, Any], calls: list[_Call]) -> AssistantTurn:
+    def _tag(self, task: dict[str, Any], calls: list[Call]) -> AssistantTurn:
         path = str(task.get("path", ""))
         read = next((c for c in calls if c.name == "read" and c.result is not None), None)
         if read is None:
-            return _turn([("read", {"path": path})], "t")
+            return turn([("read", {"path": path})], "t")
         if read.result is None or read.result.startswith("Error:"):
-            return _answer({"tags": []})
-        note = parse_text(path, _strip_trailer(read.result))
+            return answer({"tags": []})
+        note = parse_text(path, strip_trailer(read.result))
         existing = [t for t in task.get("existing_tags") or [] if isinstance(t, str)]
         max_tags = int(task.get("max_tags") or 3)
-        return _answer({"tags": tx.entity_tags(note.text, existing, max_tags)})
+        return answer({"tags": tx.entity_tags(note.text, existing, max_tags)})
 
     @staticmethod
     def _topics(task: dict[str, Any]) -> AssistantTurn:
         candidates = [c for c in task.get("candidates") or [] if isinstance(c, dict)]
-        ranked = sorted(candidates, key=lambda c: (-int(c.get("sources") or 1), str(c.get("title"))))
+        ranked = sorted(candidates,
+                        key=lambda c: (-int(c.get("sources") or 1), str(c.get("title"))))
         topics = []
         for c in ranked[: int(task.get("count") or 3) * 2]:
             paths = [p for p in c.get("paths") or [] if isinstance(p, str)]
@@ -168,10 +100,10 @@ class LocalModel:
             topics.append({"title": title, "reason": reason,
                            "evidence": paths[0] if paths else "",
                            "keywords": tx.keywords(f"{title} {reason}"), "paths": paths})
-        return _answer({"topics": topics})
+        return answer({"topics": topics})
 
     # -- extraction --------------------------------------------------------------------------
-    def _extract(self, task: dict[str, Any], calls: list[_Call]) -> AssistantTurn:
+    def _extract(self, task: dict[str, Any], calls: list[Call]) -> AssistantTurn:
         paths = [p for p in task.get("changed_paths", []) if isinstance(p, str)]
         texts: dict[str, list[str]] = {p: [] for p in paths}
         pending: list[tuple[str, dict[str, Any]]] = []
@@ -185,8 +117,8 @@ class LocalModel:
             if call.result.startswith("Error:"):
                 done.add(path)
                 continue
-            more = _CONTINUE_RE.search(call.result)
-            texts[path].append(_strip_trailer(call.result))
+            more = CONTINUE_RE.search(call.result)
+            texts[path].append(strip_trailer(call.result))
             if more:
                 pending.append(("read", {"path": path, "start_line": int(more.group(1))}))
             else:
@@ -194,7 +126,7 @@ class LocalModel:
         asked = {str(c.args.get("path")) for c in calls if c.name == "read"}
         fresh = [("read", {"path": p}) for p in paths if p not in asked]
         if fresh or pending:
-            return _turn(fresh + pending, f"x{len(calls)}-")
+            return turn(fresh + pending, f"x{len(calls)}-")
         notes: list[tuple[Note, dict[str, object]]] = []
         for path in paths:
             if path not in done or not texts[path]:
@@ -208,21 +140,15 @@ class LocalModel:
                 meta = {}
             notes.append((note, meta))
         units = extract.extract(notes, max_units=int(task.get("max_units") or 0),
-                                similar=self._similar)
-        return _answer({"units": units})
+                                same=self._same_statement)
+        return answer({"units": units})
 
-    def _similar(self, a: str, b: str) -> float:
-        lexical = decide.cosine(decide.content_terms(a), decide.content_terms(b), self.idf)
-        if self.embedder is None:
-            return lexical
-        try:
-            semantic = self.embedder.similarity(a, [b])[0]
-        except RuntimeError:
-            return lexical
-        return decide.BLEND_WEIGHT * semantic + (1 - decide.BLEND_WEIGHT) * lexical
+    def _same_statement(self, a: str, b: str) -> bool:
+        semantic = self._semantic if self.embedder is not None else None
+        return extract.same_statement(a, b, idf=self.idf, semantic=semantic)
 
     # -- integration -------------------------------------------------------------------------
-    def _integrate(self, unit: dict[str, Any], calls: list[_Call],
+    def _integrate(self, unit: dict[str, Any], calls: list[Call],
                    messages: Sequence[Message]) -> AssistantTurn:
         name = str(unit.get("name", "")).strip()
         summary = str(unit.get("summary", "")).strip()
@@ -230,7 +156,10 @@ class LocalModel:
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
         lang = "zh" if tx.is_cjk_text(f"{name} {summary} {' '.join(points)}") else "en"
-        unit_text = " ".join([name, summary, *(p.partition(": ")[2] or p for p in points)])
+        # What the unit states, for comparisons: its abstraction (name and summary: for a
+        # runbook, its trigger). Reasons ("..., because X"), steps and supporting points are
+        # refinements: they decide REFINE over CORROBORATE, not which node is the same.
+        unit_text = decide.text_of(name, tx.main_clause(summary))
         digest = self.settings.folders.digest
         searches = [c for c in calls if c.name == "node_search"]
         reads = [c for c in calls if c.name == "read"]
@@ -241,8 +170,13 @@ class LocalModel:
             queries = [f"{name} {summary}"[:1500]]
             if name and len(summary) > 40:
                 queries.append(name)
+            phrases = tx.name_phrases(" ".join([summary, *points]))
+            if phrases:
+                # Names written in the text (`Space Script`, `block-anchors`): recall the nodes
+                # they may name, which a long query's rarest terms can miss.
+                queries.append(" ".join(phrases)[:1500])
             limit = self.settings.auto_dream.node_search_limit
-            return _turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
+            return turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
 
         hits = self._hits(searches)
         slug = slugify(name)
@@ -251,7 +185,7 @@ class LocalModel:
             ranked = self._rank(unit_text, hits)
             wanted = [h.path for h, s in ranked[:MAX_READS] if s >= decide.T_RELATED_LEXICAL / 2]
             probes = [p for p in self._slug_candidates(digest, bucket, slug) if p not in wanted]
-            return _turn([("read", {"path": p}) for p in wanted + probes[:3]], "r")
+            return turn([("read", {"path": p}) for p in wanted + probes[:3]], "r")
 
         notes: dict[str, Note] = {}
         missing: set[str] = set()
@@ -263,7 +197,7 @@ class LocalModel:
                 if "does not exist" in call.result:
                     missing.add(path)
                 continue
-            notes[path] = parse_text(path, _strip_trailer(call.result))
+            notes[path] = parse_text(path, strip_trailer(call.result))
 
         if writes:
             failed = [c for c in writes if c.result and c.result.startswith("Error:")]
@@ -276,96 +210,123 @@ class LocalModel:
                     return fix
             if failed:
                 return AssistantTurn(text=f"The write was refused: {failed[-1].result}")
-            action = self._planned_action(messages)
-            return _answer({"action": action, "target_path": target,
-                            "note": self._note(action, lang)})
+            action, classes = self._planned_action(messages)
+            return answer({"action": action, "target_path": target,
+                            "note": self._note(action, lang), "classification": classes})
 
         return self._act(unit, unit_text, name, summary, points, bucket, paths, lang, hits, notes,
                          missing, own, messages)
 
-    def _hits(self, searches: list[_Call]) -> list[HitInfo]:
+    def _hits(self, searches: list[Call]) -> list[HitInfo]:
         best: dict[str, HitInfo] = {}
         for call in searches:
-            for hit in _parse_hits(call.result or ""):
+            for hit in parse_hits(call.result or ""):
                 if hit.path not in best or hit.score > best[hit.path].score:
                     best[hit.path] = hit
         return sorted(best.values(), key=lambda h: -h.score)
 
     def _rank(self, unit_text: str, hits: list[HitInfo]) -> list[tuple[HitInfo, float]]:
-        u = decide.content_terms(unit_text)
-        scored = [(h, decide.cosine(u, decide.content_terms(f"{h.name}. {h.description}"), self.idf))
+        u = decide.bag(unit_text)
+        scored = [(h, decide.cosine(u, decide.bag(f"{h.name}. {h.description}"), self.idf))
                   for h in hits]
         return sorted(scored, key=lambda hs: (-hs[1], -hs[0].score))
 
     @staticmethod
     def _slug_candidates(digest: str, bucket: str, slug: str) -> list[str]:
-        return [f"{digest}/{bucket}/{slug}.md"] + [f"{digest}/{bucket}/{slug}-{i}.md" for i in (2, 3)]
+        base = f"{digest}/{bucket}/{slug}"
+        return [f"{base}.md", f"{base}-2.md", f"{base}-3.md"]
 
-    def _compare(self, unit_text: str, note: Note) -> decide.Comparison:
+    def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
+                 semantic: bool = True) -> decide.Comparison:
         from remelink.vault import frontmatter
 
         try:
             meta = frontmatter.load(note)
         except Exception:
             meta = {}
-        head = f"{meta.get('name', '')}. {meta.get('description', '')}"
-        body = _prose(note.body)
-        semantic = None
-        if self.embedder is not None:
-            try:
-                semantic = self.embedder.similarity(unit_text, [f"{head} {body[:1000]}"])[0]
-            except RuntimeError:
-                semantic = None
-        return decide.compare(unit_text, head, body, idf=self.idf, semantic=semantic)
+        head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
+        embed = self._semantic if semantic and self.embedder is not None else None
+        return decide.compare(unit_text, head, note.body.replace("\r\n", "\n"), idf=self.idf,
+                              semantic=embed, unit_paths=paths)
+
+    def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
+        if self.embedder is None:
+            raise RuntimeError("no embedder")
+        return self.embedder.similarity(text, others)
 
     def _act(self, unit: dict[str, Any], unit_text: str, name: str, summary: str,
              points: list[str], bucket: str, paths: list[str], lang: str, hits: list[HitInfo],
              notes: dict[str, Note], missing: set[str], own: str,
              messages: Sequence[Message]) -> AssistantTurn:
         digest = self.settings.folders.digest + "/"
+        return self._decide_and_write(unit, unit_text, name, summary, points, bucket, paths,
+                                      lang, hits, notes, missing, own, messages, digest)
+
+    def _decide_and_write(self, unit: dict[str, Any], unit_text: str, name: str, summary: str,
+                          points: list[str], bucket: str, paths: list[str], lang: str,
+                          hits: list[HitInfo], notes: dict[str, Note], missing: set[str],
+                          own: str, messages: Sequence[Message], digest: str) -> AssistantTurn:
         compared: list[tuple[str, decide.Comparison]] = []
         for path, note in notes.items():
             if path.startswith(digest):
-                compared.append((path, self._compare(unit_text, note)))
-        compared.sort(key=lambda pc: -pc[1].score)
-        same = [(p, c) for p, c in compared if c.label == "same_abstraction"]
+                compared.append((path, self._compare(unit_text, note, paths, semantic=False)))
+        compared.sort(key=lambda pc: -pc[1].lexical)
+        if self.embedder is not None:
+            # The embedding costs ~10 ms a text: only the best lexical candidates get it.
+            compared = [(p, self._compare(unit_text, notes[p], paths) if i < SEMANTIC_TOP else c)
+                        for i, (p, c) in enumerate(compared)]
+        labels = {p: c.label for p, c in compared}
+        order = {"same_abstraction": 0, "related": 1, "unrelated": 2}
+        compared.sort(key=lambda pc: (order[labels[pc[0]]], -pc[1].score))
+        same = [(p, c) for p, c in compared if labels[p] == "same_abstraction"]
         names = {h.path: h.name for h in hits}
-        related = [(p, names.get(p) or p) for p, c in compared if c.label == "related"]
+        related = [(p, names.get(p) or p) for p, c in compared if labels[p] == "related"]
         # Hits not read can still be related on their name and description alone.
         for hit, score in self._rank(unit_text, hits):
             if len(related) >= MAX_RELATED * 2 or score < decide.T_RELATED_LEXICAL:
                 break
             if hit.path not in notes and all(hit.path != p for p, _ in related):
                 related.append((hit.path, hit.name or hit.path))
-        titles = _evidence_titles(messages)
+        raw_text = " ".join([name, summary, *points])
+        mentioned = [(h.path, h.name) for h in hits
+                     if h.path not in labels or labels[h.path] != "same_abstraction"
+                     if tx.mentions(raw_text, h.name)][:MAX_MENTIONS]
+        related = mentioned + [r for r in related if r[0] not in dict(mentioned)][:MAX_RELATED]
+        classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
+        classes.update({p: "related" for p, _ in related})
+        titles = evidence_titles(messages)
         sources = [write.SourceInfo(p, titles.get(p, "")) for p in paths]
-        today = _today(messages)
+        today = today_of(messages)
         if same:
             target, comp = same[0]
             note = notes[target]
             related = [(p, n) for p, n in related if p != target and f"[[{p}" not in note.body]
+            classes[target] = "same_abstraction"
             return self._update(target, note, comp, name, summary, points, bucket, lang,
-                                related[:MAX_RELATED], sources, unit, today)
-        path = own if own in missing else next(
+                                related, sources, today, classes)
+        free: str | None = own if own in missing else next(
             (p for p in self._slug_candidates(self.settings.folders.digest, bucket, slugify(name))
              if p in missing), None)
-        if path is None:
-            return AssistantTurn(text=f"No free file name for {name!r}: {own} and its variants exist.")
+        if free is None:
+            return AssistantTurn(
+                text=f"No free file name for {name!r}: {own} and its variants exist.")
         kind = str(unit.get("kind") or "")
         roles = [(sources[0], kind or _default_role(bucket))] + \
             [(s, "corroborate") for s in sources[1:]]
-        body = write.node_body(bucket, name, summary, points, lang, related[:MAX_RELATED], roles)
-        description = _description(summary, lang)
+        body = write.node_body(bucket, name, summary, points, lang, related, roles)
+        description = _description(summary, lang, bucket, name,
+                                   sum(1 for p in points if p.startswith("step: ")))
         metadata = {"kind": _kind(bucket, kind)}
         return AssistantTurn(
-            text="CREATE",
+            text=_plan("CREATE", classes),
             tool_calls=(ToolCall("w1", "write", json.dumps(
-                {"path": path, "name": name, "description": description, "content": body,
+                {"path": free, "name": name, "description": description, "content": body,
                  "metadata": metadata}, ensure_ascii=False)),))
 
     def _update(self, target: str, note: Note, comp: decide.Comparison, name: str, summary: str,
                 points: list[str], bucket: str, lang: str, related: list[tuple[str, str]],
-                sources: list[write.SourceInfo], unit: dict[str, Any], today: str) -> AssistantTurn:
+                sources: list[write.SourceInfo], today: str,
+                classes: dict[str, str]) -> AssistantTurn:
         body = note.body.replace("\r\n", "\n")
         cited = {s.path for s in sources if f"[[{s.path}" in body}
         new_sources = [s for s in sources if s.path not in cited]
@@ -373,16 +334,28 @@ class LocalModel:
         if comp.conflict_kind in ("number", "date", "negation") and comp.old_sentence:
             action = "CORRECT"
             source = (new_sources or sources)[0].path
-            line = write.correction_line(statement, comp.old_sentence, source, today, lang)
+            # Dated by its evidence (daily/2026-06-21/... -> 2026-06-21), else by today.
+            when = re.search(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", source)
+            line = write.correction_line(statement, comp.old_sentence, source,
+                                         when.group(1) if when else today, lang)
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
             roles = [(s, "correct") for s in new_sources]
         else:
-            novel = self._novel_points(points or [summary], body)
+            novel = self._novel_points(_distinct([summary, *points]), body)
             if novel:
                 action = "REFINE"
                 steps = [p.partition(": ")[2] for p in novel if p.startswith("step: ")]
-                rest = [p.partition(": ")[2] or p for p in novel if not p.startswith("step: ")]
+                failures = [p.partition(": ")[2] for p in novel if p.startswith("failure: ")]
+                rest = [p.partition(": ")[2] if p.startswith(("point: ", "why: ", "input: "))
+                        else p for p in novel if not p.startswith(("step: ", "failure: "))]
                 new_body = body
+                if failures:
+                    listed = write.append_to_list(new_body, "Failure modes:", "失败方式：",
+                                                  failures, lang)
+                    if listed is None:
+                        rest += failures
+                    else:
+                        new_body = listed
                 if steps:
                     appended = write.append_steps(new_body, steps, lang)
                     if appended is None:
@@ -399,36 +372,35 @@ class LocalModel:
                 roles = [(s, "corroborate") for s in new_sources]
         if related:
             new_body = write.insert_before_sources(new_body, write.related_sentence(related, lang))
-        new_body = write.add_sources(new_body, [write.source_sentence(s, r, lang) for s, r in roles])
+        new_body = write.add_sources(new_body,
+                                     [write.source_sentence(s, r, lang) for s, r in roles])
         if new_body == body:
-            return _answer({"action": action, "target_path": target,
-                            "note": self._note(action, lang)})
+            return answer({"action": action, "target_path": target,
+                            "note": self._note(action, lang), "classification": classes})
         if note.newline == "\r\n":
             new_body = new_body.replace("\n", "\r\n")
             body = note.body
         old, new = write.edit_span(body if note.newline != "\r\n" else note.body, new_body)
-        return AssistantTurn(text=action, tool_calls=(ToolCall("e1", "edit", json.dumps(
-            {"path": target, "old": old, "new": new}, ensure_ascii=False)),))
+        edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
+        return AssistantTurn(text=_plan(action, classes),
+                             tool_calls=(ToolCall("e1", "edit", edit),))
 
     def _novel_points(self, points: list[str], body: str) -> list[str]:
-        node_terms = decide.content_terms(_prose(body))
-        novel = []
-        for p in points:
-            text = p.partition(": ")[2] or p
-            terms = decide.content_terms(text)
-            if terms and decide.coverage(terms, node_terms, self.idf) < 1 - decide.NOVELTY_REFINE:
-                novel.append(p)
-        return novel
-
+        return decide.novel(points, _prose(body) + " " + decide._sources_prose(body), self.idf)
 
     @staticmethod
-    def _planned_action(messages: Sequence[Message]) -> str:
+    def _planned_action(messages: Sequence[Message]) -> tuple[str, dict[str, str]]:
+        """The action and classification this engine announced with its write or edit."""
         for message in reversed(messages):
             if message.get("role") == "assistant" and message.get("tool_calls"):
-                text = str(message.get("content") or "").strip()
-                if text in ("CREATE", "CORROBORATE", "REFINE", "CORRECT"):
-                    return text
-        return "CORROBORATE"
+                try:
+                    plan = json.loads(str(message.get("content") or ""))
+                except ValueError:
+                    continue
+                if isinstance(plan, dict) and plan.get("plan") in ACTIONS:
+                    classes = plan.get("classification")
+                    return str(plan["plan"]), classes if isinstance(classes, dict) else {}
+        return "CORROBORATE", {}
 
     @staticmethod
     def _note(action: str, lang: str) -> str:
@@ -445,14 +417,35 @@ class LocalModel:
         return notes[lang][action]
 
     def _repair(self, messages: Sequence[Message], target: str, notes: dict[str, Note],
-                paths: list[str], lang: str, calls: list[_Call]) -> AssistantTurn | None:
+                paths: list[str], lang: str, calls: list[Call]) -> AssistantTurn | None:
         feedback = str(messages[-1].get("content", ""))
         missing = [p for p in paths if f"[[{p}]]" in feedback and "does not cite" in feedback]
         if not missing or sum(1 for c in calls if c.id.startswith("fix")) >= 1:
             return None
         sentences = [write.source_sentence(write.SourceInfo(p, ""), "fact", lang) for p in missing]
-        return _turn([("edit", {"path": target, "old": "## Sources",
+        return turn([("edit", {"path": target, "old": "## Sources",
                                 "new": "## Sources\n\n" + "\n".join(sentences)})], "fix")
+
+
+ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
+
+
+def _plan(action: str, classes: dict[str, str]) -> str:
+    """The text that goes with a write or edit: the action and the classification of every
+    recalled node, read back for the receipt (the engine keeps no state between turns)."""
+    return json.dumps({"plan": action, "classification": classes}, ensure_ascii=False)
+
+
+def _distinct(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = tx.clean_statement(item.partition(": ")[2] if item.startswith(
+            ("point: ", "step: ", "failure: ", "why: ")) else item).lower()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def _prose(body: str) -> str:
@@ -462,10 +455,22 @@ def _prose(body: str) -> str:
     return tx.clean_statement(text.replace("\n", " "))
 
 
-def _description(summary: str, lang: str) -> str:
-    first = tx.sentences(tx.clean_statement(summary))
-    text = first[0] if first else summary
-    return text[:240].rstrip() or summary[:240]
+def _description(summary: str, lang: str, bucket: str = "", name: str = "",
+                 steps: int = 0) -> str:
+    """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
+    not one), or for a runbook what it does and how many steps it has."""
+    if bucket == "procedure" and steps:
+        if lang == "zh":
+            return f"{tx.clean_statement(name)}的操作步骤（{steps} 步）。"
+        return f"How to {write.lower_first(tx.clean_statement(name))}, in {steps} steps."
+    text = tx.clean_statement(summary)
+    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
+    first = first or text
+    if len(first) > 240:
+        cut = first[:240]
+        first = cut[: cut.rfind(" ")] if " " in cut else cut
+        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
+    return first.rstrip(" ;:；：,，") or summary[:240]
 
 
 def _kind(bucket: str, kind: str) -> str:
@@ -478,28 +483,3 @@ def _default_role(bucket: str) -> str:
     return {"procedure": "procedure", "personal": "preference"}.get(bucket, "fact")
 
 
-_TODAY_RE = re.compile(r"^(?:Today|今天)[:：]\s*(\d{4}-\d{2}-\d{2})", re.M)
-_EVIDENCE_RE = re.compile(r"^### (\S+)\n(.*?)(?=^### |\Z)", re.S | re.M)
-
-
-def _first_user(messages: Sequence[Message]) -> str:
-    return next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
-
-
-def _today(messages: Sequence[Message]) -> str:
-    m = _TODAY_RE.search(_first_user(messages))
-    if m:
-        return m.group(1)
-    import time
-
-    return time.strftime("%Y-%m-%d")
-
-
-def _evidence_titles(messages: Sequence[Message]) -> dict[str, str]:
-    """The first heading of each source excerpt in the prompt: what the source is about."""
-    titles: dict[str, str] = {}
-    for m in _EVIDENCE_RE.finditer(_first_user(messages)):
-        heading = re.search(r"^#\s+(.+?)\s*$", m.group(2), re.M)
-        if heading:
-            titles[m.group(1)] = tx.clean_statement(heading.group(1))
-    return titles

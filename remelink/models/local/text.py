@@ -45,9 +45,11 @@ PREFERENCE_CUES = ("prefers", "prefer ", "preference", "likes ", "dislikes", "do
 DECISION_CUES = ("decided", "decision", "we will ", "we'll ", "agreed", "we chose", "chose to",
                  "going forward", "from now on", "settled on", "决定", "约定", "统一", "改为",
                  "今后", "以后都")
-RULE_CUES = ("must ", "must not", "need to", "needs to", "需要", "should ", "should not", "always ", "never ", "required",
+RULE_CUES = ("must ", "must not", "need to", "needs to", "需要", "should ", "should not",
+             "always ", "never ", "required",
              "mandatory", "not allowed", "no more than", "at most", "at least", "only ",
-             "必须", "应该", "应当", "总是", "不要", "禁止", "不得", "务必", "不超过", "至少", "只能")
+             "必须", "应该", "应当", "总是", "不要", "禁止", "不得", "务必", "不超过", "至少",
+             "只能")
 LESSON_CUES = ("lesson", "learned", "root cause", "caused", "because", "fails", "failed",
                "failure", "breaks", "broke", "pitfall", "gotcha", "watch out", "beware",
                "教训", "原因", "导致", "失败", "踩坑", "注意", "坑")
@@ -67,7 +69,8 @@ HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item", "next step",
                  "参会", "出席", "议程", "待办", "行动项")),
     ("procedure", ("how to", "how-to", "steps", "step by step", "runbook", "procedure", "recipe",
-                   "setup", "set up", "install", "checklist", "操作", "步骤", "如何", "怎么", "流程",
+                   "setup", "set up", "install", "checklist", "操作", "步骤", "如何", "怎么",
+                   "流程",
                    "方法", "做法")),
     ("failure", ("failure mode", "failure", "caveat", "pitfall", "gotcha", "known issue",
                  "失败", "注意事项", "坑", "风险")),
@@ -116,6 +119,13 @@ def clean_statement(text: str) -> str:
                   lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1].removesuffix(".md"), text)
     text = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", text)
     return " ".join(text.split()).strip()
+
+
+def core_statement(text: str) -> str:
+    """The statement without list markers and leading reporting words ("The auditor pointed out
+    that X" -> "X"), first letter capitalised."""
+    text = _LEADING_CUE_RE.sub("", clean_statement(text))
+    return text[:1].upper() + text[1:] if text else text
 
 
 def _cue_clause(clauses: list[str]) -> str:
@@ -189,7 +199,8 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "hundred": 100, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
                  "七": 7, "八": 8, "九": 9, "十": 10}
 _WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
-                          r"thirty|hundred)\b|([一两二三四五六七八九十])(?=[个位次天周年月小分秒行页])", re.I)
+                          r"thirty|hundred)\b|"
+                          r"([一两二三四五六七八九十])(?=[个位次天周年月小分秒行页])", re.I)
 _DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})年(\d{1,2})月(\d{1,2})日")
 _NEGATION_RE = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|can't|won't|don't|"
@@ -201,14 +212,20 @@ _COMMON_CAPS = {"The", "This", "That", "These", "Those", "When", "Where", "What"
                 "If", "It", "Its", "We", "Our", "They", "Their", "He", "She", "His", "Her", "You",
                 "Your", "And", "But", "Or", "For", "With", "Use", "Run", "Step", "Steps", "Every",
                 "Each", "All", "Any", "Some", "After", "Before", "Then", "Also", "Only", "See",
-                "Sources", "Source", "Why", "How", "Note", "Notes", "Decision", "Rule", "Always",
+                "Sources", "Source", "Note", "Notes", "Decision", "Rule", "Always",
                 "Never", "Do", "Don", "Not", "No", "Yes", "Large", "Long", "New", "Old", "First",
                 "Last", "Next", "Once", "Accept", "Return", "Enqueue", "Switch", "Generate",
                 "Publish", "Correct", "Corrected", "Mon", "Monday", "Tuesday", "Wednesday",
                 "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
                 "April", "May", "June", "July", "August", "September", "October", "November",
                 "December", "API", "UI", "PR", "PRs", "OK", "ID", "URL", "PDF", "HTTP", "JSON",
-                "YAML", "SQL", "CLI", "CSV"}
+                "YAML", "SQL", "CLI", "CSV", "Users", "User", "People", "Everyone", "Someone",
+                "Nobody", "Team", "Customers", "Customer", "Clients", "Client", "Developers",
+                "Engineers", "Reviewers", "Management", "Somebody", "Anyone", "Most", "Many",
+                "Both", "None", "Neither", "Either", "There", "Here", "Everybody", "Today",
+                "Yesterday", "Tomorrow", "Now", "Later", "Please", "Remember", "Don't",
+                "POST", "GET", "PUT", "DELETE", "PATCH", "HEAD", "UTC", "TODO", "FAQ", "CI",
+                "Inputs", "Failure"}
 
 
 @dataclass(frozen=True)
@@ -240,12 +257,33 @@ def facts(text: str) -> Facts:
             quantities.add((unit_key, float(_WORD_NUMBERS[word])))
     negated = bool(_NEGATION_RE.search(text))
     entities = {m.group(1) for m in _ENTITY_RE.finditer(text)
-                if m.group(1) not in _COMMON_CAPS and not _is_sentence_start(text, m.start())}
+                if m.group(1) not in _COMMON_CAPS and (not _is_sentence_start(text, m.start())
+                                                       or _actor_follows(text, m.end()))}
     entities |= set(_CJK_NAME_RE.findall(text))
     return Facts(frozenset(quantities), frozenset(dates), negated, frozenset(entities))
 
 
+_ACTOR_VERBS = frozenset([
+    "prefers", "likes", "dislikes", "hates", "wants", "asked", "asks", "said", "says", "found",
+    "finds", "noted", "notes", "thinks", "thought", "again", "also", "still", "reported",
+    "pointed", "mentioned", "suggested", "insisted", "agreed", "decided", "wrote", "writes",
+    "needs", "expects", "requested", "requests", "reiterated", "repeated", "stressed", "explained",
+    "confirmed", "will", "would", "always", "never"
+])
+
+
+def _actor_follows(text: str, end: int) -> bool:
+    """A capitalised word that opens a sentence is a name when a verb of saying or wanting
+    follows it ("Alice prefers...", "Bob asked..."): common nouns rarely open such clauses."""
+    m = re.match(r"\s+([a-z]+)", text[end:end + 24])
+    return bool(m and m.group(1) in _ACTOR_VERBS)
+
+
 def _is_sentence_start(text: str, pos: int) -> bool:
+    """Whether the word at `pos` opens a sentence, a line, a heading or a list item."""
+    line = text[text.rfind("\n", 0, pos) + 1:pos]
+    if not line.strip(" \t#>*+-0123456789.)"):
+        return True
     before = text[:pos].rstrip()
     return not before or before[-1] in ".!?:;。！？：；\"'("
 
@@ -272,7 +310,8 @@ def numbers_conflict(a: Facts, b: Facts) -> tuple[str, str] | None:
         return _fmt(ua[1], ua[0]), _fmt(ub[1], ub[0])
     bare_a = by_unit_a.get("", set())
     bare_b = by_unit_b.get("", set())
-    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and not (a.quantities - {("", x) for x in bare_a}) \
+    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and \
+            not (a.quantities - {("", x) for x in bare_a}) \
             and not (b.quantities - {("", x) for x in bare_b}):
         return _fmt(sorted(bare_a)[0], ""), _fmt(sorted(bare_b)[0], "")
     return None
@@ -283,7 +322,8 @@ def _fmt(value: float, unit: str) -> str:
     return f"{number} {unit}".strip()
 
 
-_TAG_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[ _][A-Z][a-z]+)*(?:_[A-Z0-9]\w*)?|[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*)")
+_TAG_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[ _][A-Z][a-z]+)*(?:_[A-Z0-9]\w*)?|"
+                     r"[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*)")
 _STOP_KW = {"the", "and", "for", "with", "that", "this", "from", "into", "when", "what", "which",
             "were", "was", "are", "is", "be", "been", "have", "has", "had", "will", "would",
             "should", "must", "also", "than", "then", "them", "they", "their", "there"}
@@ -304,8 +344,10 @@ def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
     head = "\n".join(body.splitlines()[:6])
     for m in _TAG_RE.finditer(body):
         name = m.group(1).strip()
-        if name in _COMMON_CAPS or _is_sentence_start(body, m.start()) and name not in head:
+        if name in _COMMON_CAPS or name.rstrip("s") in _COMMON_CAPS:
             continue
+        if _is_sentence_start(body, m.start()) and not _actor_follows(body, m.end()):
+            continue  # "Roll back a deploy": a capital that only opens a sentence is no name
         if name.lower() in ("name", "description", "kind", "memory_tags", "why", "how"):
             continue
         counts[name] = counts.get(name, 0) + (2 if name in head else 1)
@@ -326,3 +368,82 @@ def keywords(text: str, limit: int = 5) -> list[str]:
             continue
         out.append(w)
     return out[:limit]
+
+
+# -- names written in a text ---------------------------------------------------------------------
+_PHRASE_RE = re.compile(
+    r"(?<![\w-])(?:[A-Za-z][\w]*(?:[-_][A-Za-z0-9]+)+|[A-Z][a-z]+[A-Z]\w*|"
+    r"[A-Z][\w]+(?:\s+[A-Z][\w]+)+)(?![\w-])")
+
+
+def name_phrases(text: str, limit: int = 24) -> list[str]:
+    """Hyphenated words, CamelCase words and runs of capitalised words: what a text uses as
+    names of things (`block-anchors`, `SilverBullet`, `Space Script`)."""
+    out: list[str] = []
+    for m in _PHRASE_RE.finditer(clean_statement(text)):
+        words = m.group(0).split()
+        while words and words[0] in _COMMON_CAPS:
+            words = words[1:]
+        phrase = " ".join(words)
+        if not phrase or (len(words) == 1 and phrase.isalpha() and phrase[1:].islower()):
+            continue
+        if phrase not in out:
+            out.append(phrase)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.sub(r"[-_/]+", " ", text).split())
+
+
+def mentions(text: str, name: str) -> bool:
+    """The text writes this node title verbatim: several words, or one word with a capital, a
+    hyphen or an underscore (`Space Script`, `block-anchors`), or a CJK title of four or more
+    characters; single plain words (`index`, `recipes`) are too common to count."""
+    name = name.strip()
+    if not name:
+        return False
+    if is_cjk_text(name):
+        return len(name) >= 4 and name in text
+    folded = _fold(name)
+    words = folded.split()
+    if len(folded) < 4 or not any(ch.isalpha() for ch in folded):
+        return False
+    distinctive = len(words) > 1 or name != name.lower() or any(c in name for c in "-_")
+    if not distinctive:
+        return False
+    pattern = r"(?<![\w])" + r"[\s_-]+".join(re.escape(w) for w in words) + r"(?![\w])"
+    flags = 0 if len(words) == 1 and name != name.lower() else re.I
+    return re.search(pattern, text, flags) is not None
+
+
+_REASON_RE = re.compile(
+    r"(?:,|;|:|\s)\s*(because|since|so that|so|in order to|to avoid|to keep|otherwise)\s+(.+)$|"
+    r"[，,；;]\s*(?:因为|由于|为了|以便|方便|以免|避免|否则)(.+)$", re.I)
+
+
+def reason(statement: str) -> str | None:
+    """The reason a statement gives for itself ("..., because X", "……，方便评审"), if any."""
+    text = clean_statement(statement)
+    m = _REASON_RE.search(text)
+    if not m:
+        return None
+    connective = (m.group(1) or "").lower()
+    clause = (m.group(2) or m.group(3) or "").strip().rstrip("。.!！")
+    if connective and connective not in ("because", "since"):
+        clause = f"{connective} {clause}"
+    if len(clause) < (2 if is_cjk_text(clause) else 4):
+        return None
+    if is_cjk_text(clause):
+        word = re.match(r"[，,；;]\s*(因为|由于|为了|以便|方便|以免|避免|否则)", text[m.start():])
+        return (word.group(1) if word else "") + clause
+    return clause[:1].upper() + clause[1:]
+
+
+def main_clause(statement: str) -> str:
+    """The statement without the reason it gives for itself: what is being stated."""
+    text = clean_statement(statement)
+    m = _REASON_RE.search(text)
+    return text[: m.start()].rstrip(" ,;:，；：") if m and m.start() > 0 else text

@@ -75,13 +75,23 @@ def related_sentence(related: Sequence[tuple[str, str]], lang: str) -> str:
     if lang == "zh":
         items = [f"[[{p}]]（{n}）" for p, n in related]
         joined = "、".join(items[:-1]) + ("和" if len(items) > 1 else "") + items[-1]
-        return f"这与 {joined} 相关。"
+        return f"这与 {joined}相关。"
     items = [f"[[{p}]] ({n})" for p, n in related]
-    if len(items) == 1:
-        joined = items[0]
-    else:
-        joined = ", ".join(items[:-1]) + " and " + items[-1]
+    joined = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     return f"This connects to {joined}."
+
+
+def _new_points(points: Sequence[str], summary: str) -> list[str]:
+    """The points that say something the summary does not (restatements left out)."""
+    from remelink.models.local import decide
+
+    seen = summary
+    out = []
+    for p in points:
+        if decide.novel([tx.main_clause(p)], seen, decide.default_idf):
+            out.append(p)
+            seen += " " + p
+    return out
 
 
 def _points_by_role(points: Sequence[str]) -> dict[str, list[str]]:
@@ -99,14 +109,14 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
               related: Sequence[tuple[str, str]], sources: Sequence[tuple[SourceInfo, str]]) -> str:
     """A new node's body in the bucket's shape, with related links and the Sources section."""
     roles = _points_by_role(points)
-    statement = _end(tx.clean_statement(summary), lang)
+    statement = condense(summary, lang)
     parts: list[str] = []
     if bucket == "procedure":
         steps = roles.get("step") or [s for s in roles.get("point", [])]
         if lang == "zh":
             parts.append(f"适用场景：需要{tx.clean_statement(name)}时。")
         else:
-            parts.append(f"Use this when you need to {_lower_first(tx.clean_statement(name))}.")
+            parts.append(f"Use this when you need to {lower_first(tx.clean_statement(name))}.")
         if steps:
             parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
         else:
@@ -130,23 +140,84 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
                                     "give no further reason."))
             parts.append("How to apply: follow it whenever the situation it names comes up; the "
                          "sources below record where it was stated.")
-        extra = [p for p in roles.get("point", []) if tx.clean_statement(p) != tx.clean_statement(summary)]
+        extra = _new_points(roles.get("point", []), summary)
         if extra:
             parts.append(" ".join(_end(p, lang) for p in extra[:4]))
     else:
         parts.append(statement)
-        extra = [p for p in roles.get("point", []) + roles.get("why", []) + roles.get("failure", [])
-                 if tx.clean_statement(p) != tx.clean_statement(summary)]
+        extra = _new_points(roles.get("point", []) + roles.get("failure", []), summary)
         if extra:
-            parts.append(("" if lang == "zh" else " ").join(_end(p, lang) for p in extra[:5]))
+            parts.append(condense(("" if lang == "zh" else " ").join(_end(p, lang)
+                                                                      for p in extra[:5]), lang))
+        why = _new_points(roles.get("why", []), summary)
+        if why:
+            parts.append(("原因：" if lang == "zh" else "Why: ") + _end(why[0], lang))
+    rest = list(related)
     if related:
-        parts.append(related_sentence(related, lang))
+        woven, rest = weave("\n\n".join(parts), related)
+        parts = [woven]
+    if rest:
+        parts.append(related_sentence(rest, lang))
     parts.append("## Sources")
     parts.append("\n".join(source_sentence(src, role, lang) for src, role in sources))
     return "\n\n".join(parts) + "\n"
 
 
-def _lower_first(text: str) -> str:
+MAX_WORDS = 160  # a node is an abstraction (SPEC 7.1: about 50-200 words), not a copy
+
+
+def condense(text: str, lang: str, limit: int = MAX_WORDS) -> str:
+    """The leading sentences of `text` up to about `limit` words (CJK: 2.5 characters a word):
+    a long summary is cut at a sentence end, never rewritten."""
+    out: list[str] = []
+    size = 0.0
+    for sentence in tx.sentences(tx.clean_statement(text)):
+        cost = len(sentence) / 2.5 if tx.is_cjk_text(sentence) else len(sentence.split())
+        if out and size + cost > limit:
+            break
+        out.append(sentence)
+        size += cost
+    joined = ("" if lang == "zh" else " ").join(out)
+    return _end(joined, lang) if joined else ""
+
+
+def weave(body: str, links: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """Turn the first plain mention of each (path, name) in the prose (before Sources, outside
+    links and code) into `[[path|as written]]`; return the body and the links not woven."""
+    span = _sources_span(body)
+    limit = span[0] if span else len(body)
+    head, tail = body[:limit], body[limit:]
+    rest: list[tuple[str, str]] = []
+    for path, name in links:
+        m = _mention_re(name).search(_masked(head))
+        if m is None:
+            rest.append((path, name))
+            continue
+        shown = head[m.start():m.end()]
+        head = f"{head[:m.start()]}[[{path}|{shown}]]{head[m.end():]}"
+    return head + tail, rest
+
+
+def _mention_re(name: str) -> re.Pattern[str]:
+    if tx.is_cjk_text(name):
+        return re.compile(re.escape(name.strip()))
+    words = re.sub(r"[-_/]+", " ", name).split()
+    pattern = r"(?<![\w\[|/])" + r"[\s_-]+".join(re.escape(w) for w in words) + r"(?![\w\]])"
+    flags = 0 if len(words) == 1 and name != name.lower() else re.I
+    return re.compile(pattern, flags)
+
+
+def _masked(text: str) -> str:
+    """`text` with wikilinks, inline code and headings blanked (same length), so that a mention
+    is only found in plain prose."""
+    def blank(m: re.Match[str]) -> str:
+        return " " * len(m.group(0))
+
+    text = re.sub(r"!?\[\[[^\]]*\]\]|`[^`\n]*`|^#.*$", blank, text, flags=re.M)
+    return text
+
+
+def lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and not text[1].isupper():
         return text[0].lower() + text[1:]
     return text
@@ -221,8 +292,26 @@ def append_steps(body: str, steps: Sequence[str], lang: str) -> str | None:
     return body[:last.end()] + new_lines + body[last.end():]
 
 
+def append_to_list(body: str, label_en: str, label_zh: str, items: Sequence[str],
+                   lang: str) -> str | None:
+    """Append items to the bullet list under a `Failure modes:`-style label; None if the node
+    has no such list before its Sources."""
+    span = _sources_span(body)
+    limit = span[0] if span else len(body)
+    label = f"(?:{re.escape(label_en)}|{re.escape(label_zh)})"
+    m = re.search(rf"^{label}\s*\n((?:[ \t]*[-*+][ \t].*\n?)+)", body[:limit], re.M)
+    if m is None:
+        return None
+    end = m.end(1)
+    block = body[m.start(1):end]
+    sep = "" if block.endswith("\n") else "\n"
+    added = "".join(f"- {_end(tx.clean_statement(i), lang)}\n" for i in items)
+    return body[:end] + sep + added + body[end:] if sep == "" else \
+        body[:end] + sep + added.rstrip("\n") + body[end:]
+
+
 def correction_line(new_claim: str, old_claim: str, source: str, today: str, lang: str) -> str:
-    new_claim = tx.clean_statement(new_claim).rstrip("。.")
+    new_claim = tx.core_statement(new_claim).rstrip("。.")
     old_claim = tx.clean_statement(old_claim).rstrip("。.")
     if lang == "zh":
         return f"> {today} 更正：{new_claim}；原先的说法是“{old_claim}”。依据 [[{source}]]。"

@@ -1,0 +1,93 @@
+"""Shared data and metrics for the quality benchmarks: STS-B pairs, Spearman, ROC-AUC, F1.
+
+Plain Python and numpy-free on purpose: it is imported both by the project's virtualenv and by
+the throw-away one used to measure `wordllama` (see embedders.py).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+STS = SHARED_DATA / "sts-benchmark"
+SAME_SCORE = 4.0       # STS-B score >= 4: the same abstraction
+UNRELATED_SCORE = 2.0  # <= 2: unrelated; in between: related
+LABELS = ("same_abstraction", "related", "unrelated")
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: str
+    score: float
+    a: str
+    b: str
+
+    @property
+    def label(self) -> str:
+        if self.score >= SAME_SCORE:
+            return "same_abstraction"
+        return "unrelated" if self.score <= UNRELATED_SCORE else "related"
+
+
+def sts(split: str) -> list[Pair]:
+    """STS-B `train` or `dev` pairs (the test split is not in shared/ on purpose)."""
+    pairs = []
+    with open(STS / f"sts-{split}.csv", encoding="utf-8") as fh:
+        for row in csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            if len(row) < 7:
+                continue
+            pairs.append(Pair(f"{split}-{len(pairs)}", float(row[4]), row[5].strip(),
+                              row[6].strip()))
+    return pairs
+
+
+def ranks(xs: Sequence[float]) -> list[float]:
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    cov = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    vx = sum((x - mx) ** 2 for x in xs) ** 0.5
+    vy = sum((y - my) ** 2 for y in ys) ** 0.5
+    return cov / (vx * vy) if vx and vy else 0.0
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
+    return pearson(ranks(xs), ranks(ys))
+
+
+def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """Probability that a random positive scores above a random negative (ties count half)."""
+    r = ranks(scores)
+    n_pos = sum(positive)
+    n_neg = len(positive) - n_pos
+    if not n_pos or not n_neg:
+        return float("nan")
+    rank_sum = sum(ri for ri, p in zip(r, positive, strict=True) if p)
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def f1(predicted: Sequence[bool], actual: Sequence[bool]) -> float:
+    tp = sum(1 for p, a in zip(predicted, actual, strict=True) if p and a)
+    fp = sum(1 for p, a in zip(predicted, actual, strict=True) if p and not a)
+    fn = sum(1 for p, a in zip(predicted, actual, strict=True) if a and not p)
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def macro_f1(predicted: Sequence[str], actual: Sequence[str]) -> float:
+    return sum(f1([p == c for p in predicted], [a == c for a in actual]) for c in LABELS) / 3

@@ -1,0 +1,137 @@
+"""(b) End-to-end dedup through the real integrate path: a digest of one wiki node per STS-B
+dev first sentence (each with a Sources section citing a generated daily note), then each second
+sentence integrated as a unit (its own daily note) with `integrate_unit`, the local engine and
+the real NodeIndex. Units run in dry-run mode: every unit meets the same digest of first
+sentences, so one unit's decision never depends on another's.
+
+Reported: for pairs scored >= 4, the share that update their partner node (duplicate avoidance)
+and the share that update another node; for pairs <= 2, the share that merge into any node
+(false merges); for pairs in between, the share whose new node links the partner.
+
+    .venv/bin/python bench/quality/dedup.py [--sample N] [--embedder none|auto]
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from data import Pair, sts
+from vaults import NodeSpec, Runner, unit, write_node, write_note
+
+from remelink.models.local import decide
+from remelink.models.local import text as tx
+from remelink.vault.paths import slugify
+
+
+@dataclass(frozen=True)
+class DedupResult:
+    embedder: str
+    pairs: int
+    same: int
+    unrelated: int
+    middle: int
+    partner_updates: float     # >= 4: updated the partner
+    other_updates: float       # >= 4: updated some other node
+    false_merges: float        # <= 2: updated any node
+    partner_merges: float      # <= 2: updated its own partner (gold says: wrong)
+    identical_merges: float    # <= 2: updated another node whose sentence has the unit's words
+    related_linked: float      # 2 < s < 4: created and linked the partner
+    failed: int
+    units_per_s: float
+    actions: dict[str, int]
+
+
+def node_path(i: int, sentence: str) -> str:
+    return f"digest/wiki/{slugify(tx.title_from(sentence))[:60]}-{i}.md"
+
+
+def run(pairs: list[Pair], embedder: str) -> DedupResult:
+    with tempfile.TemporaryDirectory(prefix="remelink-dedup-") as tmp:
+        root = Path(tmp)
+        partner: dict[int, str] = {}
+        for i, p in enumerate(pairs):
+            path = node_path(i, p.a)
+            partner[i] = path
+            write_node(root, NodeSpec(path, tx.title_from(p.a), p.a, p.a,
+                                      f"daily/2026-06-01/sts-{i}.md", f"# Note {i}\n\n{p.a}"))
+            write_note(root, f"daily/2026-06-02/unit-{i}.md", f"# Note {i}\n\n{p.b}")
+        runner = Runner(root, embedder)
+        actions: dict[str, int] = {}
+        same_ok = same_other = false_merge = partner_merge = identical = linked = failed = 0
+        sentence = {partner[i]: p.a for i, p in enumerate(pairs)}
+        started = time.perf_counter()
+        for i, p in enumerate(pairs):
+            result = runner.run(unit(tx.title_from(p.b), p.b, [f"daily/2026-06-02/unit-{i}.md"]),
+                                dry_run=True)
+            action = result.action or "FAILED"
+            actions[action] = actions.get(action, 0) + 1
+            if not result.ok:
+                failed += 1
+                continue
+            merged = action != "CREATE"
+            if p.label == "same_abstraction":
+                same_ok += merged and result.target == partner[i]
+                same_other += merged and result.target != partner[i]
+            elif p.label == "unrelated":
+                false_merge += merged
+                partner_merge += merged and result.target == partner[i]
+                identical += merged and result.target != partner[i] and \
+                    decide.bag(sentence.get(result.target or "", "")).counts == \
+                    decide.bag(p.b).counts
+            elif not merged and partner[i] in result.related:
+                linked += 1
+        seconds = time.perf_counter() - started
+        runner.close()
+    n_same = sum(1 for p in pairs if p.label == "same_abstraction")
+    n_unrel = sum(1 for p in pairs if p.label == "unrelated")
+    n_mid = len(pairs) - n_same - n_unrel
+    return DedupResult(embedder, len(pairs), n_same, n_unrel, n_mid, same_ok / max(1, n_same),
+                       same_other / max(1, n_same), false_merge / max(1, n_unrel),
+                       partner_merge / max(1, n_unrel), identical / max(1, n_unrel),
+                       linked / max(1, n_mid), failed, len(pairs) / seconds, actions)
+
+
+def sample(n: int | None, seed: int = 7) -> list[Pair]:
+    pairs = sts("dev")
+    if n and n < len(pairs):
+        pairs = random.Random(seed).sample(pairs, n)
+    return pairs
+
+
+def table(results: list[DedupResult]) -> str:
+    lines = ["| embedder | pairs (>= 4 / <= 2 / between) | duplicate avoidance (>= 4 updates "
+             "its partner) | >= 4 updates another node | false merges (<= 2 updates any node) "
+             "| of which into the partner | of which into a node with the unit's exact words | "
+             "between: partner linked | failed | units/s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r.embedder} | {r.pairs} ({r.same} / {r.unrelated} / {r.middle}) | "
+                     f"{100 * r.partner_updates:.1f} % | {100 * r.other_updates:.1f} % | "
+                     f"{100 * r.false_merges:.1f} % | {100 * r.partner_merges:.1f} % | "
+                     f"{100 * r.identical_merges:.1f} % | "
+                     f"{100 * r.related_linked:.1f} % | {r.failed} "
+                     f"| {r.units_per_s:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> tuple[str, list[DedupResult]]:
+    n = int(argv[argv.index("--sample") + 1]) if "--sample" in argv else None
+    embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else ["none", "auto"]
+    pairs = sample(n)
+    results = [run(pairs, e) for e in embedders]
+    text = table(results)
+    print(text)
+    for r in results:
+        print(r.embedder, r.actions)
+    return text, results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
