@@ -306,6 +306,14 @@ class _Linter:
         for rel, link, target in pending:
             self.check_anchor(rel, link, target)
 
+    def flush_scanned_anchors(self) -> None:
+        """Run the held-back anchor checks whose target this process has scanned; keep the
+        others (their targets' outlines come from another process)."""
+        pending = self.pending_anchors
+        self.pending_anchors = [a for a in pending if a[2] in self.scanned]
+        self.flush_anchors()
+        self.pending_anchors = [a for a in pending if a[2] not in self.scanned]
+
     def check_digest(self, rel: str, note: Note) -> None:
         # An unclosed block goes to PyYAML's reader, which names it (not "'name' is missing").
         empty = None if unclosed_frontmatter(note) else _simple_frontmatter(note.frontmatter_text)
@@ -368,8 +376,10 @@ class _Linter:
                     self.report(rel, line, col, "relation-field",
                                 f"relation field '{m.group(1)}::' - weave the link into a "
                                 "sentence instead")
+            if not is_bare_link_text(raw_text):
+                continue
             first_link = wl.LINK_RE.search(text)
-            if first_link is None or not is_bare_link_text(raw_text):
+            if first_link is None:
                 continue
             line, col = _position(para, first_link.start())
             if section is not None and section[0] < first_line < section[1]:
@@ -453,8 +463,10 @@ PARALLEL_MIN_FILES = 1000
 
 def default_jobs(n_files: int) -> int:
     """Processes for checking `n_files`: 2 on a machine with two or more usable cores and a vault
-    large enough to gain from it, else 1."""
+    large enough to gain from it, else 1. `REMELINK_LINT_JOBS=1` keeps it to one process."""
     if n_files < PARALLEL_MIN_FILES or not hasattr(os, "fork"):
+        return 1
+    if os.environ.get("REMELINK_LINT_JOBS", "").strip() == "1":
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
@@ -479,33 +491,38 @@ def _check_files(linter: _Linter, targets: list[str], jobs: int) -> None:
         return
     import pickle
 
-    # Process k checks the files at positions i with slots[i % len(slots)] == k. This process
-    # takes a little less than an equal share: it also merges the results and runs the anchor
-    # checks that the children could not (a few % of the work).
-    slots = [0] * 9 + [k for k in range(1, jobs) for _ in range(10)]
-    shares: list[list[str]] = [[] for _ in range(jobs)]
-    for i, rel in enumerate(targets):
-        shares[slots[i % len(slots)]].append(rel)
+    # Every jobs-th file to each process: equal shares (measured: the children's extra costs,
+    # copy-on-write and pickling, match this process's merge and remaining anchor checks).
+    shares = [targets[k::jobs] for k in range(jobs)]
     children: list[tuple[int, int, list[str]]] = []
     for k in range(1, jobs):
         share = shares[k]
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        try:
+            read_fd, write_fd = os.pipe()
+        except OSError:
+            shares[0].extend(share)
+            continue
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had (limits): check that share here
+            os.close(read_fd)
+            os.close(write_fd)
+            shares[0].extend(share)
+            continue
         if pid == 0:  # pragma: no cover - runs in the child (measured by the tests' results)
             code = 1
             try:
                 os.close(read_fd)
                 for rel in share:
                     linter.check_file(rel)
-                # Anchor checks whose target this process scanned are done here; the others
-                # go back to the parent with the outlines it may need.
-                pending = linter.pending_anchors
-                linter.pending_anchors = [a for a in pending if a[2] in linter.scanned]
-                linter.flush_anchors()
-                linter.pending_anchors = [a for a in pending if a[2] not in linter.scanned]
+                # The others go back to the parent with the outlines it may need.
+                linter.flush_scanned_anchors()
+                # Digest edges matter only to the orphan-node check.
+                edges = linter.digest_edges if linter.settings.level("orphan-node") != "off" \
+                    else {}
                 payload = pickle.dumps(
-                    (linter.problems, linter.links_checked, linter.digest_edges,
-                     linter.pending_anchors, linter.scanned), protocol=pickle.HIGHEST_PROTOCOL)
+                    (linter.problems, linter.links_checked, edges, linter.pending_anchors,
+                     linter.scanned), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_fd, "wb") as out:
                     out.write(payload)
                 code = 0
@@ -515,6 +532,8 @@ def _check_files(linter: _Linter, targets: list[str], jobs: int) -> None:
         children.append((pid, read_fd, share))
     for rel in shares[0]:
         linter.check_file(rel)
+    if children:
+        linter.flush_scanned_anchors()  # while the children finish
     for pid, read_fd, share in children:
         data = b""
         try:

@@ -262,3 +262,13 @@ def test_update_then_load_equals_the_intended_mapping(start: dict[str, Any],
         if key not in changes and key not in remove:
             for line in frontmatter.dump({key: start[key]}).splitlines():
                 assert line in updated.text
+
+
+def test_an_impossible_date_is_a_note_error_not_a_crash() -> None:
+    from remelink.errors import NoteError
+    from remelink.vault import frontmatter
+    from remelink.vault.notes import parse_text
+
+    note = parse_text("digest/wiki/x.md", "---\nname: x\ndate: 2025-13-45\n---\nbody\n")
+    with pytest.raises(NoteError, match="invalid value in frontmatter"):
+        frontmatter.load(note)

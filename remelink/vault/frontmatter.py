@@ -72,6 +72,10 @@ def load(note: Note) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise NoteError(_yaml_error_line(exc, note), path=note.path,
                         hint="fix the YAML between the --- lines") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML's constructors raise plain ValueError for values such as `date: 2025-13-45`.
+        raise NoteError(f"invalid value in frontmatter: {exc}", path=note.path,
+                        hint="fix the YAML between the --- lines") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -13,6 +13,7 @@ regex. A differential test checks it against markdown-it-py with a wikilink rule
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 LINK_RE = re.compile(r"(!?)\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -132,17 +133,19 @@ class _Scanner:
         want_outline = self.want_outline
         lineno = first_line - 1
         block_start = _BLOCK_START
+        crlf = "\r" in body
         for raw in body.split("\n"):
             lineno += 1
-            line = raw[:-1] if raw.endswith("\r") else raw
-            if not stack and not leaf:
-                # Fast path for the common lines outside any container, fence or comment: a
-                # line opening with none of the block-start characters is paragraph text, and
-                # a blank line ends the paragraph (what the full pass below concludes for them).
-                if line and line[0] not in block_start:
+            line = raw[:-1] if crlf and raw.endswith("\r") else raw
+            if not leaf:
+                # Fast paths for the common lines outside any fence or comment (what the full
+                # pass below concludes for them): outside any container, a line opening with
+                # none of the block-start characters is paragraph text; a blank line that no
+                # block quote has to close (list items continue over it) ends the paragraph.
+                if not stack and line and line[0] not in block_start:
                     para.append((lineno, 0, line))
                     continue
-                if not line.strip(" \t"):
+                if not line.strip(" \t") and _QUOTE not in stack:
                     if para:
                         self._flush(para)
                         para = []
@@ -155,7 +158,10 @@ class _Scanner:
                 matched = 0
                 while matched < depth:
                     width = stack[matched]
-                    ind, p, c = _skip_ws(line, pos, col)
+                    if pos < end and line[pos] not in " \t":
+                        ind, p, c = 0, pos, col  # no indentation: skip the call
+                    else:
+                        ind, p, c = _skip_ws(line, pos, col)
                     if width == _QUOTE:
                         if ind > 3 or p == end or line[p] != ">":
                             break
@@ -191,8 +197,10 @@ class _Scanner:
             new: list[int] | None = None
             if ind < 4 and p < end and line[p] in _CONTAINER_CHARS:
                 new, p, c = self._open_containers(line, p, c, ind, bool(para) and all_matched)
-                if new:
+                if new and p < end and line[p] in " \t":
                     ind, p, c = _skip_ws(line, p, c)
+                elif new:
+                    ind = 0
             # 4. Lazy continuation, or close what the line did not continue.
             if not all_matched:
                 if para and not new and p < end and (ind > 3 or not _starts_leaf(line, p)):
@@ -304,7 +312,10 @@ class _Scanner:
                 else:
                     new.append(ind + len(marker) + after_ind)
                     npos, ncol = after_p, after_c
-            ind, p, c = _skip_ws(line, npos, ncol)
+            if npos < end and line[npos] not in " \t":
+                ind, p, c = 0, npos, ncol
+            else:
+                ind, p, c = _skip_ws(line, npos, ncol)
         return new, npos, ncol
 
     def _flush(self, para: list[tuple[int, int, str]]) -> None:
@@ -447,20 +458,9 @@ def _links_in_paragraph(para: list[tuple[int, int, str]], out: list[Link]) -> No
             for seg in para:
                 starts.append(acc)
                 acc += len(seg[2]) + 1
-        k = _bisect_right(starts, pos) - 1
+        k = bisect_right(starts, pos) - 1
         out.append(Link(target, anchor, alias.strip() if alias is not None else None, embed,
                         para[k][0], para[k][1] + (pos - starts[k]) + 1))
-
-
-def _bisect_right(seq: list[int], x: int) -> int:
-    lo, hi = 0, len(seq)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x < seq[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def parse_links(body: str, first_line: int = 1) -> list[Link]:
