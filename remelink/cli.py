@@ -152,6 +152,67 @@ def lint_links_cmd(
                include_all=include_all, resolution=resolution)
 
 
+@app.command("node-search")
+@handles_errors
+def node_search_cmd(
+    query: Annotated[str, typer.Argument(help="Plain words to look for (never query syntax).")],
+    limit: Annotated[int, typer.Option("--limit", min=1, max=100,
+                                       help="How many hits (1..100).")] = 20,
+    bucket: Annotated[str | None, typer.Option(
+        "--bucket", help="Only procedure, personal or wiki nodes.", show_default=False)] = None,
+    json_out: JsonOpt = False,
+    vault: VaultOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Find digest nodes by name, description, tags and body (refreshes the index first)."""
+    from remelink.config import load_settings
+    from remelink.errors import UsageError
+    from remelink.index import NodeIndex
+    from remelink.index import render as rd
+    from remelink.vault.paths import BUCKETS, find_vault_root
+
+    if not query.strip():
+        raise UsageError("the query is empty", hint='give the words to look for, e.g. '
+                         'remelink node-search "retry budget"')
+    if bucket is not None and bucket not in BUCKETS:
+        raise UsageError(f"--bucket must be one of {', '.join(BUCKETS)}, got {bucket!r}")
+    root = find_vault_root(vault)
+    with NodeIndex(root, load_settings(root)) as index:
+        for notice in index.refresh().notices:
+            _err(f"note: {notice}")
+        hits = index.search(query, limit=limit, bucket=bucket, refresh=False)
+        for notice in index.notices:
+            _err(f"note: {notice}")
+    if json_out:
+        typer.echo(rd.hits_json(hits))
+    elif not hits:
+        _err(f"no digest node matches {query.strip()[:80]!r}")
+    elif rd.is_terminal(sys.stdout):
+        rd.print_table(hits, sys.stdout)
+    else:
+        sys.stdout.write(rd.hits_plain(hits))
+    return 0
+
+
+@index_app.command("rebuild")
+@handles_errors
+def index_rebuild_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
+    """Rebuild .remelink/index/ from every digest node (it is derived data, safe to delete)."""
+    from remelink.config import load_settings
+    from remelink.index import INDEX_DIR, NodeIndex
+    from remelink.vault.paths import find_vault_root
+
+    root = find_vault_root(vault)
+    with NodeIndex(root, load_settings(root)) as index:
+        stats = index.rebuild()
+    for notice in stats.notices:
+        _err(f"note: {notice}")
+    skipped = f", {stats.skipped} skipped (see notes above)" if stats.skipped else ""
+    typer.echo(f"rebuilt {INDEX_DIR}: {stats.added} digest node(s) indexed{skipped} "
+               f"in {stats.seconds:.1f} s")
+    return 0
+
+
 @app.command("integrate")
 @handles_errors
 def integrate_cmd(

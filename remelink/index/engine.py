@@ -1,0 +1,311 @@
+"""The Whoosh side of the node index: schema, analyzer, writers and the query (SPEC §5).
+
+Imported only when an index is opened (Whoosh costs ~40 ms to import), never by `remelink.lint`
+or the CLI's start-up.
+
+Fork: whoosh3 3.54.0 (import name `whoosh`): clean under `-W error`, no dependencies, the 2.7
+on-disk format, maintained; whoosh-reloaded 2.7.5 is the drop-in fallback (see
+/work/shared/reference/dependencies.md §1.6).
+
+Two indexed fields.
+- `text`: `name`, `description`, `memory_tags` and the body analyzed together, each token
+  carrying its section's weight (name 3, description 2, tags 2, body 1), so a term's weight in a
+  node is the weighted sum of its occurrences: BM25F in its original form (Robertson, Zaragoza &
+  Taylor 2004), saturated once per term rather than once per field. On the 10,000-node benchmark
+  vault a 10-term query over four separate Whoosh fields (40 term matchers) took 8x longer
+  than over one combined field, and the index was 27 % larger.
+- `name` again on its own, queried with NAME_BOOST on top: saturation caps what a name match can
+  add inside `text`, and on the hidden-link benchmark (bench/search_recall.py) the separate
+  name clause lifted recall@10 from 0.49 to 0.70 (SilverBullet) and 0.61 to 0.79 (Foam).
+`path` and `bucket` are IDs; `description`, `memory_tags` and the fingerprint are only stored.
+No positions are indexed: queries are OR-of-terms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as windex
+from whoosh import scoring
+from whoosh.analysis.acore import Token
+from whoosh.analysis.tokenizers import Tokenizer
+from whoosh.fields import ID, STORED, TEXT, Schema
+from whoosh.query.compound import Or
+from whoosh.query.terms import Term
+
+from remelink.index.analysis import iter_terms
+from remelink.index.nodes import NodeDoc
+
+SEP = "\x1f"  # separates the weighted sections of the `text` value; never in analyzed text
+WEIGHTS = (3.0, 2.0, 2.0, 1.0)  # name, description, memory_tags, body
+# Per writer: Whoosh's estimate of the postings held in memory before sorted runs spill to disk
+# (it bounds the writer's memory). The 10,000-node benchmark build (2.7 M postings) fits under
+# 512. Measured there, one process: limitmb 1024 (no spill) 28.5 s CPU, peak RSS 668 MB;
+# 256 (one spill) 46.8 s, 388 MB; 128: 43.9 s, 221 MB. Spilling pickles every posting twice.
+LIMITMB = 512
+K1, B = 1.2, 0.75
+NAME_BOOST = 5.0  # a match in the name field, on top of its weight inside `text`
+
+
+class NodeAnalyzer(Tokenizer):
+    """The index analyzer: `remelink.index.analysis` terms, weighted by section.
+
+    Index values are `name SEP description SEP tags SEP body`; query values are plain text
+    (any SEP in them is just a separator).
+    """
+
+    def __init__(self, weights: tuple[float, ...] = WEIGHTS) -> None:
+        self.weights = weights
+
+    def __call__(self, value: str, positions: bool = False, chars: bool = False,
+                 keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
+                 start_char: int = 0, tokenize: bool = True, mode: str = "",
+                 **kwargs: Any) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        query = mode == "query"
+        parts = [value] if query else value.split(SEP)
+        weights = self.weights
+        pos = start_pos
+        for i, part in enumerate(parts):
+            weight = weights[i] if i < len(weights) else 1.0
+            for term in iter_terms(part, query=query):
+                token.text = term
+                token.boost = weight
+                token.stopped = False
+                if keeporiginal:
+                    token.original = term  # type: ignore[attr-defined]
+                if positions:
+                    token.pos = pos
+                    pos += 1
+                if chars:
+                    token.startchar = token.endchar = start_char
+                yield token
+
+
+def schema() -> Schema:
+    return Schema(
+        path=ID(stored=True, unique=True),
+        bucket=ID(stored=True),
+        name=TEXT(analyzer=NodeAnalyzer((1.0,)), phrase=False, stored=True),
+        description=STORED(),
+        memory_tags=STORED(),
+        fingerprint=STORED(),
+        text=TEXT(analyzer=NodeAnalyzer(), phrase=False),
+    )
+
+
+SCHEMA_NAMES = frozenset(schema().names())
+
+
+def fields_of(doc: NodeDoc) -> dict[str, Any]:
+    text = SEP.join((doc.name.replace(SEP, " "), doc.description.replace(SEP, " "),
+                     " ".join(doc.memory_tags).replace(SEP, " "), doc.body.replace(SEP, " ")))
+    return {"path": doc.path, "bucket": doc.bucket, "name": doc.name,
+            "description": doc.description, "memory_tags": list(doc.memory_tags),
+            "fingerprint": doc.fingerprint, "text": text}
+
+
+def create(directory: Path) -> Any:
+    directory.mkdir(parents=True, exist_ok=True)
+    return windex.create_in(str(directory), schema())
+
+
+def open_index(directory: Path) -> Any:
+    """Open and sanity-check an index; any failure means 'rebuild it'."""
+    ix = windex.open_dir(str(directory))
+    names = set(ix.schema.names())
+    if names != SCHEMA_NAMES:
+        raise ValueError(f"unexpected fields {sorted(names ^ SCHEMA_NAMES)}")
+    return ix
+
+
+# Terms in at most this many nodes get their live document frequency counted exactly when the
+# index holds deleted documents (cheap: a short posting list); longer lists keep Whoosh's count,
+# which includes deleted documents until their segment is merged (a small relative error).
+EXACT_DF_LIMIT = 256
+
+
+class LiveStats:
+    """Collection statistics without the deleted documents that updates leave behind.
+
+    Whoosh counts a replaced node's old version in document frequencies, document counts and
+    field lengths until its segment is merged, so the same vault would rank differently
+    depending on its update history (a node updated three times would quadruple the document
+    frequency of its rarest terms). These statistics follow the live documents.
+    """
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.n = max(int(reader.doc_count()), 1)
+        self.deleted: list[int] = []
+        if reader.has_deletions():
+            for leaf, base in reader.leaf_readers():
+                self.deleted += [base + d for d in getattr(leaf, "deleted_docs_set", ())]
+        self._df: dict[tuple[str, str], int] = {}
+        self._avg: dict[str, float] = {}
+
+    def df(self, fieldname: str, term: str) -> int:
+        key = (fieldname, term)
+        value = self._df.get(key)
+        if value is None:
+            value = int(self.reader.doc_frequency(fieldname, term))
+            if value and self.deleted and value <= EXACT_DF_LIMIT:
+                value = sum(1 for _ in self.reader.postings(fieldname, term).all_ids())
+            self._df[key] = value
+        return value
+
+    def avg_length(self, fieldname: str) -> float:
+        """Average live field length. Whoosh keeps exact totals but per-document lengths only
+        as one-byte approximations, so with deletions this is approximate (0.9 % off in a
+        six-node test vault; summing every live length instead cost 25 ms per field per
+        searcher on 10,000 nodes, i.e. on every update)."""
+        value = self._avg.get(fieldname)
+        if value is None:
+            total = self.reader.field_length(fieldname)
+            for docnum in self.deleted:
+                total -= self.reader.doc_field_length(docnum, fieldname) or 0
+            value = max(total, 1) / self.n
+            self._avg[fieldname] = value
+        return value
+
+
+class _LiveScorer(scoring.BM25FScorer):
+    def __init__(self, searcher: Any, fieldname: str, text: str, b: float, k1: float,
+                 stats: LiveStats, qf: int = 1) -> None:
+        self.idf = searcher.get_parent().idf(fieldname, text)
+        self.avgfl = stats.avg_length(fieldname)
+        self.B = b
+        self.K1 = k1
+        self.qf = qf
+        self.setup(searcher, fieldname, text)
+
+
+class LiveBM25F(scoring.BM25F):
+    """Whoosh's BM25F (same IDF formula, B and K1) over `LiveStats`."""
+
+    def __init__(self, stats: LiveStats) -> None:
+        super().__init__(B=B, K1=K1)
+        self.stats = stats
+
+    def idf(self, searcher: Any, fieldname: str, text: str) -> float:
+        return math.log(self.stats.n / (self.stats.df(fieldname, text) + 1)) + 1
+
+    def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
+        return _LiveScorer(searcher, fieldname, text, self.B, self.K1, self.stats, qf=qf)
+
+
+def searcher(ix: Any) -> tuple[Any, LiveStats]:
+    """A searcher on the latest commit, and the live statistics it scores with."""
+    from whoosh.searching import Searcher
+
+    reader = ix.reader()
+    stats = LiveStats(reader)
+    return Searcher(reader, fromindex=ix, weighting=LiveBM25F(stats)), stats
+
+
+LockError = windex.LockError
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    import pickle
+    import struct
+    import zlib
+
+    from whoosh.filedb.filestore import StorageError
+    from whoosh.filedb.filetables import FileFormatError
+    from whoosh.reading import CorruptIndexError
+
+    return (CorruptIndexError, FileFormatError, StorageError, windex.IndexError, OSError,
+            EOFError, ValueError, IndexError, KeyError, struct.error, zlib.error,
+            pickle.UnpicklingError)
+
+
+# What reading a damaged index raises (whoosh3 names most of it; garbage bytes can surface as
+# any of the low-level errors). A search that hits one rebuilds the index once and retries.
+READ_ERRORS = _read_errors()
+
+
+def writer(ix: Any, *, wait: float, procs: int = 1) -> Any:
+    """A writer that waits up to `wait` seconds for Whoosh's own lock (never AsyncWriter).
+
+    `compound=False` keeps each segment's files separate: a compound segment is read through
+    an in-memory copy of its terms and postings (whoosh3 wraps the mmap in a BytesIO), which
+    cost 60 ms and 90 MB per cold search on the 10,000-node benchmark vault. `procs=2` builds
+    with two processes and keeps their two segments (`multisegment=True`).
+    """
+    kwargs: dict[str, Any] = {"timeout": wait, "delay": 0.05, "limitmb": LIMITMB,
+                              "compound": False}
+    if procs > 1:
+        kwargs.update(procs=procs, multisegment=True,
+                      subargs={"limitmb": LIMITMB, "compound": False})
+    return ix.writer(**kwargs)
+
+
+# Full builds use one process. Two (`procs=2, multisegment=True`) did not measurably help on
+# the shared 2-core benchmark machine: 10,000-node build wall 52.5 vs 71.5 s, 53.6 vs 44.5 s,
+# 47.9 vs 55.6 s, 24.3 vs 26.1 s in four runs (two vs one process), with 10-15 % more CPU; and
+# the two segments it leaves made warm queries slower in every run (p50 16.7 vs 9.3, 12.0 vs
+# 8.6, 18.3 vs 13.1, 8.2 vs 7.3 ms). Queries are the hot path (the integration loop searches
+# many times per run; a full build happens once), and one process keeps fork() out of a
+# library that may run under threads.
+BUILD_PROCS = 1
+
+
+def add_all(w: Any, docs: Iterable[NodeDoc]) -> int:
+    n = 0
+    for doc in docs:
+        w.add_document(**fields_of(doc))
+        n += 1
+    return n
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDoc:
+    path: str
+    bucket: str
+    name: str
+    description: str
+    memory_tags: tuple[str, ...]
+    fingerprint: str
+
+
+def stored(fields: dict[str, Any]) -> StoredDoc:
+    tags = fields.get("memory_tags") or ()
+    return StoredDoc(path=str(fields.get("path", "")), bucket=str(fields.get("bucket", "")),
+                     name=str(fields.get("name", "")),
+                     description=str(fields.get("description", "")),
+                     memory_tags=tuple(str(t) for t in tags),
+                     fingerprint=str(fields.get("fingerprint", "")))
+
+
+def all_stored(reader: Any) -> list[StoredDoc]:
+    """The stored fields of every live (not deleted) document."""
+    return [stored(reader.stored_fields(n)) for n in range(reader.doc_count_all())
+            if not reader.is_deleted(n)]
+
+
+def term_queries(term: str, boost: float, *, in_name: bool = True) -> list[Any]:
+    """The clauses of one query term: the weighted text, and the name on its own (skipped
+    when no name holds the term: one matcher less per segment)."""
+    clauses = [Term("text", term, boost=boost)]
+    if in_name:
+        clauses.append(Term("name", term, boost=boost * NAME_BOOST))
+    return clauses
+
+
+def or_query(subqueries: list[Any]) -> Any:
+    q = Or(subqueries)
+    # Whoosh picks a binary tree of union matchers for segments over 5,000 documents and an
+    # array accumulator below. On the 10,000-node benchmark vault the array one was as fast for
+    # 10-term queries and 8x faster for 150-word ones (220 vs 1,770 ms CPU before term
+    # selection), so it is used at every size.
+    q.matcher_type = Or.ARRAY_MATCHER
+    return q
+
+
+def bucket_filter(bucket: str) -> Any:
+    return Term("bucket", bucket)

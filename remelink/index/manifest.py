@@ -1,0 +1,82 @@
+"""The index manifest: what the index holds, per node, for cheap freshness checks.
+
+`remelink-manifest.json` beside the Whoosh files maps each digest node to
+`[mtime_ns, size, fingerprint, indexed]`, and names the Whoosh generation it describes. A
+refresh compares stat results first and hashes a file only when its mtime or size moved, so an
+unchanged vault costs one directory walk. The manifest is derived data: if it is missing, torn
+or describes another generation (a process died between the index commit and the manifest
+write), it is rebuilt from the fingerprints stored in the index itself.
+
+Racy entries: a file modified within `RACY_NS` of the manifest write may change again without
+its mtime moving (coarse timestamps), so such entries are re-hashed on the next check, as git
+does for its index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MANIFEST_FILE = "remelink-manifest.json"
+RACY_NS = 2_000_000_000
+
+
+@dataclass(slots=True)
+class Entry:
+    mtime_ns: int  # -1: unknown (hash the file to compare)
+    size: int
+    fingerprint: str
+    indexed: bool  # False: the file was skipped (binary, too large); not in the index
+
+
+@dataclass
+class Manifest:
+    index_id: str
+    generation: int
+    entries: dict[str, Entry] = field(default_factory=dict)
+    written_ns: int = 0
+
+    def is_clean(self, rel: str, mtime_ns: int, size: int) -> bool:
+        """True when the recorded stat proves the file unchanged since it was indexed."""
+        entry = self.entries.get(rel)
+        return (entry is not None and entry.mtime_ns == mtime_ns and entry.size == size
+                and mtime_ns < self.written_ns - RACY_NS)
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "index_id": self.index_id, "generation": self.generation,
+            "written_ns": self.written_ns,
+            "entries": {k: [e.mtime_ns, e.size, e.fingerprint, int(e.indexed)]
+                        for k, e in self.entries.items()},
+        }
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+    def save(self, directory: Path) -> None:
+        """Replace the manifest file (temp file + rename: never torn; not fsynced, because a
+        lost manifest is detected and rebuilt)."""
+        self.written_ns = time.time_ns()
+        tmp = directory / f".{MANIFEST_FILE}.{os.getpid()}.tmp"
+        try:
+            tmp.write_text(self.to_json(), encoding="utf-8")
+            os.replace(tmp, directory / MANIFEST_FILE)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
+
+    @classmethod
+    def load(cls, directory: Path) -> Manifest | None:
+        """The manifest in `directory`, or None if it is missing or unreadable."""
+        try:
+            data = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
+            entries = {str(k): Entry(int(v[0]), int(v[1]), str(v[2]), bool(v[3]))
+                       for k, v in data["entries"].items()}
+            return cls(index_id=str(data["index_id"]), generation=int(data["generation"]),
+                       entries=entries, written_ns=int(data["written_ns"]))
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None

@@ -1,0 +1,238 @@
+"""Digest nodes as the index sees them: the file listing with stat fingerprints, and the
+searchable fields of one node (SPEC §5). No Whoosh here.
+
+Reading never crashes on bad input: a node whose frontmatter is invalid YAML is indexed from
+its body (name from its first heading or file name) with a notice; a file that is not valid
+UTF-8 is indexed with replacement characters; binary and oversized files are skipped with a
+notice. Nothing here writes to the vault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from remelink.errors import NoteError
+from remelink.vault.notes import BOM, decode, parse_text
+from remelink.vault.paths import BUCKETS, nfc
+
+DEFAULT_BUCKET = "wiki"  # SPEC §8: the fallback bucket
+_LINK_RE = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+_HEADING_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    """Where a node lives on disk and the cheap part of its fingerprint."""
+
+    disk: str  # absolute path as found on disk (its bytes may not be NFC)
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeDoc:
+    """The searchable fields of one digest node."""
+
+    path: str
+    bucket: str
+    name: str
+    description: str
+    memory_tags: tuple[str, ...]
+    body: str
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """A node read for indexing: `doc` is None when the file cannot be indexed at all."""
+
+    path: str
+    fingerprint: str
+    doc: NodeDoc | None
+    notice: str | None = None
+    unchanged: bool = False  # the fingerprint equals the `known` one: nothing was parsed
+
+
+def fingerprint(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def bucket_of(rel: str, digest: str) -> str:
+    """`digest/<bucket>/...` gives its bucket; anything else under the digest folder is `wiki`."""
+    parts = rel.split("/")
+    if len(parts) >= 3 and parts[0] == digest and parts[1] in BUCKETS:
+        return parts[1]
+    return DEFAULT_BUCKET
+
+
+def is_node_path(rel: str, digest: str) -> bool:
+    return rel.startswith(digest + "/") and rel.endswith(".md") and \
+        not any(part.startswith(".") for part in rel.split("/"))
+
+
+def scan_digest(root: Path, digest: str) -> dict[str, FileStat]:
+    """Every `.md` file under the digest folder: NFC workspace-relative path -> FileStat.
+
+    Dot-folders and dotfiles are skipped; symlinked folders are not entered, and symlinked
+    files that resolve outside the vault are left out (the index never reads outside it).
+    """
+    out: dict[str, FileStat] = {}
+    root_real = os.path.realpath(root)
+    top = os.path.realpath(root / digest)
+    if not top.startswith(root_real + os.sep):
+        return out  # a digest folder that is a symlink out of the vault is not read
+    stack = [(f"{digest}/", str(root / digest))]
+    while stack:
+        prefix, directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name[0] == ".":
+                continue
+            try:
+                # d_type answers these without a system call; only .md files are stat'ed.
+                if entry.is_file(follow_symlinks=False):
+                    if not name.endswith(".md"):
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append((f"{prefix}{name}/", entry.path))
+                    continue
+                elif entry.is_symlink() and name.endswith(".md"):
+                    real = os.path.realpath(entry.path)
+                    if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
+                        continue
+                    st = entry.stat()
+                else:
+                    continue
+            except OSError:
+                continue
+            rel = prefix + name
+            out[rel if rel.isascii() else nfc(rel)] = FileStat(entry.path, st.st_mtime_ns,
+                                                               st.st_size)
+    return out
+
+
+def stat_one(root: Path, rel: str) -> FileStat | None:
+    """The FileStat of one node, or None if it is gone (or not a readable file)."""
+    path = root / rel
+    try:
+        st = path.stat()
+    except OSError:
+        # The name on disk may be in another Unicode normal form (e.g. NFD from macOS).
+        parent = path.parent
+        try:
+            matches = [e for e in os.scandir(parent) if nfc(e.name) == path.name]
+        except OSError:
+            return None
+        if not matches:
+            return None
+        try:
+            st = matches[0].stat()
+        except OSError:
+            return None
+        path = Path(matches[0].path)
+    if not path.is_file():
+        return None
+    root_real = os.path.realpath(root)
+    if not os.path.realpath(path).startswith(root_real + os.sep):
+        return None
+    return FileStat(str(path), st.st_mtime_ns, st.st_size)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return " ".join(_scalar(v) for v in value)
+    if isinstance(value, dict):
+        return " ".join(f"{k} {_scalar(v)}" for k, v in value.items())
+    return " ".join(str(value).split())
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return tuple(t for t in (_scalar(v) for v in items if not isinstance(v, dict)) if t)
+
+
+def link_display(match: re.Match[str]) -> str:
+    """What a reader sees for a wikilink: its alias, else the target's name (and anchor)."""
+    target, anchor, alias = match.group(1), match.group(2), match.group(3)
+    if alias and alias.strip():
+        return alias.strip()
+    name = target.strip().rsplit("/", 1)[-1]
+    if name.endswith(".md"):
+        name = name[:-3]
+    if anchor and anchor.strip():
+        name = f"{name} {anchor.strip()}".strip()
+    return name
+
+
+def searchable_body(body: str) -> str:
+    """The body with every wikilink replaced by its display text (paths are not prose)."""
+    return _LINK_RE.sub(link_display, body) if "[[" in body else body
+
+
+def read_node(rel: str, stat: FileStat, digest: str, max_bytes: int, *,
+              known: str | None = None) -> ReadResult:
+    """Read one node for indexing. Never raises for bad content; returns a notice instead.
+
+    With `known` (the fingerprint recorded at the last indexing), a file whose bytes still
+    hash to it is reported `unchanged` without being parsed.
+    """
+    if stat.size > max_bytes:
+        fp = f"size:{stat.size}:{stat.mtime_ns}"  # not read: size and mtime stand in for it
+        if fp == known:
+            return ReadResult(rel, fp, None, unchanged=True)
+        return ReadResult(rel, fp, None,
+                          f"{rel}: {stat.size / 1048576:.1f} MiB is over the "
+                          f"{max_bytes // 1048576} MiB note limit; not indexed "
+                          "(split it, or raise limits.max_note_bytes)")
+    try:
+        with open(stat.disk, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        return ReadResult(rel, f"unreadable:{stat.mtime_ns}", None,
+                          f"{rel}: cannot read ({exc.strerror or exc}); not indexed")
+    fp = fingerprint(data)
+    if fp == known:
+        return ReadResult(rel, fp, None, unchanged=True)
+    if len(data) > max_bytes:
+        return ReadResult(rel, fp, None, f"{rel}: over the {max_bytes // 1048576} MiB note limit; "
+                                         "not indexed (split it, or raise limits.max_note_bytes)")
+    from remelink.vault import frontmatter  # PyYAML: only when a node is actually read
+
+    notices: list[str] = []
+    try:
+        note = decode(rel, data, max_bytes=max_bytes)
+    except NoteError as exc:
+        if b"\x00" in data[:8192]:
+            return ReadResult(rel, fp, None, f"{exc}; not indexed")
+        note = parse_text(rel, data.decode("utf-8", errors="replace").removeprefix(BOM))
+        notices.append(f"{rel}: not valid UTF-8; indexed with replacement characters "
+                       "(re-save the file as UTF-8)")
+    try:
+        meta = frontmatter.load(note)
+    except NoteError as exc:
+        meta = {}
+        notices.append(f"{exc}; indexed without its frontmatter")
+    body = note.body
+    name = _scalar(meta.get("name"))
+    if not name:
+        heading = _HEADING_RE.search(body)
+        name = heading.group(1).strip() if heading else rel.rsplit("/", 1)[-1][:-3]
+    doc = NodeDoc(path=rel, bucket=bucket_of(rel, digest), name=name,
+                  description=_scalar(meta.get("description")),
+                  memory_tags=_tags(meta.get("memory_tags")),
+                  body=searchable_body(body), fingerprint=fp)
+    return ReadResult(rel, fp, doc, "; ".join(notices) or None)

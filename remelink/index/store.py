@@ -1,0 +1,444 @@
+"""The node index on disk: opening, freshness, writes, rebuilds and locking (SPEC §5).
+
+The index under `.remelink/index/` is derived data: safe to delete, rebuilt when missing, of an
+older format, or unreadable, with a one-line notice in the returned `RefreshStats` (nothing
+here prints). Freshness is incremental: a refresh walks the digest folder, trusts unchanged
+stat results (the manifest), hashes only files whose mtime or size moved, and re-indexes only
+added, changed or removed nodes, in one commit.
+
+Locking. Every change happens under `.remelink/index.lock` (an flock, released by the kernel if
+the holder dies) and through `ix.writer(timeout=..., delay=...)`; after `wait` seconds either
+one raises VaultBusy ("index busy"). Readers never lock. A full rebuild writes a fresh index
+beside the live one and swaps the directories, so a rebuild that dies half-way leaves the
+previous index in service; an incremental commit is atomic in Whoosh (the new TOC is renamed
+into place last), so a process killed mid-commit leaves an index that still opens (tested by
+SIGKILL in tests/test_index_recovery.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from remelink.config import Settings
+from remelink.errors import RemelinkError, VaultBusy
+from remelink.index.manifest import Entry, Manifest
+from remelink.index.nodes import FileStat, ReadResult, read_node, scan_digest, stat_one
+from remelink.vault.paths import MARKER_DIR
+
+INDEX_DIR = f"{MARKER_DIR}/index"
+LOCK_FILE = f"{MARKER_DIR}/index.lock"
+FORMAT_FILE = "remelink-format.json"
+# Bump when the schema, the analyzer or the section weights change: old indexes are rebuilt.
+FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name"
+DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBusy
+# A refresh that touches more than this share of the nodes rebuilds instead (faster in bulk).
+BULK_SHARE = 0.5
+BULK_MIN = 2000
+
+
+@dataclass(frozen=True)
+class RefreshStats:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    skipped: int = 0  # files that could not be indexed (binary, too large); see notices
+    rebuilt: bool = False
+    seconds: float = 0.0
+    notices: tuple[str, ...] = ()
+
+    @property
+    def touched(self) -> int:
+        return self.added + self.changed + self.removed
+
+
+@dataclass
+class Diff:
+    upserts: list[tuple[ReadResult, FileStat]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    restat: dict[str, Entry] = field(default_factory=dict)
+    unchanged: int = 0
+    skipped: int = 0
+    added: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    def stats(self, started: float) -> RefreshStats:
+        return RefreshStats(
+            added=self.added, changed=len(self.upserts) - self.added, removed=len(self.removed),
+            unchanged=self.unchanged,
+            skipped=self.skipped + sum(1 for r, _ in self.upserts if r.doc is None),
+            seconds=time.perf_counter() - started, notices=tuple(self.notices))
+
+
+class IndexStore:
+    """The live index of one vault and the searcher over it (`searcher` is None until
+    `ensure_open()`); `idf_cache` is emptied whenever the searcher changes."""
+
+    def __init__(self, vault: Path, settings: Settings, wait: float) -> None:
+        self.vault = vault
+        self.settings = settings
+        self.digest = settings.folders.digest
+        self.directory = vault / INDEX_DIR
+        self.wait = wait
+        self.ix: Any = None
+        self.searcher: Any = None
+        self.stats: Any = None  # engine.LiveStats of `searcher`
+        self.idf_cache: dict[str, float] = {}
+        self._index_id: str | None = None
+        self._manifest: Manifest | None = None
+        self._lock_depth = 0
+
+    def close(self) -> None:
+        if self.searcher is not None:
+            with contextlib.suppress(Exception):
+                self.searcher.close()
+        self.ix = self.searcher = self.stats = self._manifest = self._index_id = None
+        self.idf_cache = {}
+
+    # -- the operations NodeIndex exposes ----------------------------------------------------
+    def refresh(self) -> RefreshStats:
+        started = time.perf_counter()
+        rebuilt = self.ensure_open()
+        if rebuilt is not None:
+            return rebuilt
+        self.sync()
+        diff = self.diff()
+        if not diff.upserts and not diff.removed:
+            if diff.restat:
+                self._save_restat(diff.restat)
+            return diff.stats(started)
+        with self.locked():
+            if self.sync():  # another process changed the index while we waited: look again
+                diff = self.diff()
+            total = len(self._entries())
+            if len(diff.upserts) + len(diff.removed) > max(BULK_MIN, BULK_SHARE * total):
+                return self.rebuild_locked(None, started)
+            self._apply(diff)
+        return diff.stats(started)
+
+    def rebuild(self, reason: str | None = None) -> RefreshStats:
+        started = time.perf_counter()
+        with self.locked():
+            return self.rebuild_locked(reason, started)
+
+    def update(self, rels: list[str]) -> list[str]:
+        """Re-index or drop these nodes in one commit; returns notices for unreadable files."""
+        if self.ensure_open() is not None:
+            return []  # a full rebuild just read every node
+        with self.locked():
+            self.sync()
+            diff = Diff()
+            entries = self._entries()
+            for rel in rels:
+                stat = stat_one(self.vault, rel)
+                if stat is None:
+                    if rel in entries:
+                        diff.removed.append(rel)
+                    continue
+                result = read_node(rel, stat, self.digest, self.settings.max_note_bytes)
+                if result.notice:
+                    diff.notices.append(result.notice)
+                diff.upserts.append((result, stat))
+            if diff.upserts or diff.removed:
+                self._apply(diff)
+        return diff.notices
+
+    # -- opening, syncing ---------------------------------------------------------------------
+    def ensure_open(self) -> RefreshStats | None:
+        """Open the index; if it is missing, of another format or unreadable, rebuild it and
+        return the rebuild's stats (None when it simply opened)."""
+        if self.ix is not None:
+            return None
+        started = time.perf_counter()
+        problem = self.open()
+        if problem is None:
+            return None
+        with self.locked():
+            if self.open() is None:  # another process rebuilt it while we waited
+                return None
+            return self.rebuild_locked(problem, started)
+
+    def open(self) -> str | None:
+        """Try to open the live index; None on success, else why it must be rebuilt."""
+        from remelink.index import engine
+
+        if not self.directory.is_dir():
+            return "node index missing"
+        fmt = self._read_format()
+        if fmt is None:
+            return "node index has no readable format marker"
+        if fmt.get("format") != FORMAT:
+            return f"node index format changed ({fmt.get('format')!r} -> {FORMAT!r})"
+        try:
+            ix = engine.open_index(self.directory)
+            searcher, stats = engine.searcher(ix)
+            searcher.reader().doc_count()
+        except Exception as exc:  # any failure to open derived data means: rebuild it
+            return f"node index unreadable ({brief(exc)})"
+        self.ix, self.searcher, self.stats = ix, searcher, stats
+        self._index_id = str(fmt.get("index_id"))
+        self._manifest = None
+        self.idf_cache = {}
+        return None
+
+    def _reopen_searcher(self) -> None:
+        """A new searcher on the latest generation. Not `Searcher.refresh()`: in whoosh3 3.54
+        it reuses segment readers by segment id, so deletions committed since (every
+        `update_document`) stay invisible and merged-away segments are read again."""
+        from remelink.index import engine
+
+        old = self.searcher
+        self.searcher, self.stats = engine.searcher(self.ix)
+        self.idf_cache = {}
+        with contextlib.suppress(Exception):
+            old.close()
+
+    def _read_format(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.directory / FORMAT_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def sync(self) -> bool:
+        """Follow changes other processes made; True if the index changed under us."""
+        fmt = self._read_format()
+        if fmt is None or str(fmt.get("index_id")) != self._index_id:
+            self.close()
+            if self.ensure_open() is None:
+                self._load_manifest()
+            return True
+        changed = False
+        generation = self.ix.latest_generation()
+        if generation != self.searcher.reader().generation():
+            self._reopen_searcher()
+            changed = True
+        if self._manifest is None or self._manifest.generation != generation:
+            self._load_manifest()
+        return changed
+
+    def _load_manifest(self) -> None:
+        from remelink.index import engine
+
+        generation = self.ix.latest_generation()
+        manifest = Manifest.load(self.directory)
+        if manifest is None or manifest.generation != generation or \
+                manifest.index_id != self._index_id:
+            # Lost or stale (e.g. a process died between commit and manifest write): rebuild
+            # it from the fingerprints stored in the index; stat values unknown, so the next
+            # check hashes each file once.
+            manifest = Manifest(index_id=str(self._index_id), generation=generation)
+            for doc in engine.all_stored(self.searcher.reader()):
+                manifest.entries[doc.path] = Entry(-1, -1, doc.fingerprint, True)
+        self._manifest = manifest
+
+    def _entries(self) -> dict[str, Entry]:
+        if self._manifest is None:
+            self._load_manifest()
+        assert self._manifest is not None
+        return self._manifest.entries
+
+    # -- diffs and writes ---------------------------------------------------------------------
+    def diff(self) -> Diff:
+        """What changed in the digest folder since the index last saw it (reads and hashes
+        only files whose stat moved; parses only files whose hash moved)."""
+        entries = self._entries()
+        assert self._manifest is not None
+        manifest = self._manifest
+        files = scan_digest(self.vault, self.digest)
+        diff = Diff()
+        max_bytes = self.settings.max_note_bytes
+        for rel, stat in files.items():
+            entry = entries.get(rel)
+            if manifest.is_clean(rel, stat.mtime_ns, stat.size):
+                diff.unchanged += 1
+                diff.skipped += 0 if entry is None or entry.indexed else 1
+                continue
+            result = read_node(rel, stat, self.digest, max_bytes,
+                               known=entry.fingerprint if entry else None)
+            if result.unchanged and entry is not None:
+                diff.restat[rel] = Entry(stat.mtime_ns, stat.size, entry.fingerprint,
+                                         entry.indexed)
+                diff.unchanged += 1
+                continue
+            if result.notice:
+                diff.notices.append(result.notice)
+            if entry is None:
+                diff.added += 1
+            diff.upserts.append((result, stat))
+        diff.removed = [rel for rel in entries if rel not in files]
+        return diff
+
+    def _apply(self, diff: Diff) -> None:
+        """Write the diff in one commit, then the manifest. Caller holds the lock."""
+        from remelink.index import engine
+
+        assert self._manifest is not None
+        try:
+            writer = engine.writer(self.ix, wait=self.wait)
+        except engine.LockError:
+            raise self._busy() from None
+        try:
+            for result, _ in diff.upserts:
+                if result.doc is None:
+                    writer.delete_by_term("path", result.path)
+                else:
+                    writer.update_document(**engine.fields_of(result.doc))
+            for rel in diff.removed:
+                writer.delete_by_term("path", rel)
+            writer.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                writer.cancel()
+            raise
+        entries = self._manifest.entries
+        for result, stat in diff.upserts:
+            entries[result.path] = Entry(stat.mtime_ns, stat.size, result.fingerprint,
+                                         result.doc is not None)
+        for rel in diff.removed:
+            entries.pop(rel, None)
+        entries.update(diff.restat)
+        self._reopen_searcher()
+        self._manifest.generation = self.ix.latest_generation()
+        self._save_manifest()
+
+    def _save_restat(self, restat: dict[str, Entry]) -> None:
+        """Record new stat values for files whose content did not change. Best effort: if
+        another process holds the lock, skip (the next refresh hashes them again)."""
+        from remelink.vault.fsio import file_lock
+
+        assert self._manifest is not None
+        self._manifest.entries.update(restat)
+        try:
+            with file_lock(self.vault / LOCK_FILE, wait=0.0, what="index"):
+                if self.ix.latest_generation() == self._manifest.generation:
+                    self._save_manifest()
+        except (VaultBusy, OSError):
+            pass
+
+    def _save_manifest(self) -> None:
+        assert self._manifest is not None
+        try:
+            self._manifest.save(self.directory)
+        except OSError as exc:
+            raise RemelinkError(f"cannot write the node index manifest: {exc.strerror or exc}",
+                                path=INDEX_DIR, hint="check permissions and free space") from None
+
+    def rebuild_locked(self, reason: str | None, started: float) -> RefreshStats:
+        """Build a complete index in a new directory and swap it in. Caller holds the lock."""
+        import shutil
+        import uuid
+
+        from remelink.index import engine
+
+        base = self.directory.parent
+        self.close()
+        _sweep(base)
+        files = scan_digest(self.vault, self.digest)
+        max_bytes = self.settings.max_note_bytes
+        results = [(read_node(rel, stat, self.digest, max_bytes), stat)
+                   for rel, stat in sorted(files.items())]
+        docs = [r.doc for r, _ in results if r.doc is not None]
+        index_id = uuid.uuid4().hex
+        tmp = base / f"index.new-{os.getpid()}-{index_id[:8]}"
+        try:
+            ix = engine.create(tmp)
+            writer = engine.writer(ix, wait=self.wait, procs=engine.BUILD_PROCS)
+            try:
+                engine.add_all(writer, docs)
+                writer.commit()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    writer.cancel()
+                raise
+            if ix.doc_count() != len(docs):  # never trust a silent loss in a sub-process
+                ix = engine.create(tmp)
+                writer = engine.writer(ix, wait=self.wait)
+                engine.add_all(writer, docs)
+                writer.commit()
+            manifest = Manifest(index_id=index_id, generation=ix.latest_generation())
+            for result, stat in results:
+                manifest.entries[result.path] = Entry(stat.mtime_ns, stat.size,
+                                                      result.fingerprint, result.doc is not None)
+            manifest.save(tmp)
+            (tmp / FORMAT_FILE).write_text(
+                json.dumps({"format": FORMAT, "index_id": index_id}), encoding="utf-8")
+            old = base / f"index.old-{os.getpid()}-{index_id[:8]}"
+            if self.directory.exists() or self.directory.is_symlink():
+                os.rename(self.directory, old)
+            os.rename(tmp, self.directory)
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            elif old.exists() or old.is_symlink():
+                old.unlink()
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise RemelinkError(f"cannot write the node index: {exc.strerror or exc}",
+                                path=INDEX_DIR, hint="check permissions and free space") from None
+        except engine.LockError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise self._busy() from None
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        problem = self.open()
+        if problem is not None:
+            raise RemelinkError(f"the rebuilt node index does not open: {problem}",
+                                path=INDEX_DIR, hint="delete the folder and try again")
+        notices = []
+        if reason:
+            notices.append(f"{reason}; rebuilt it from {len(docs)} digest node(s)")
+        notices.extend(r.notice for r, _ in results if r.notice)
+        return RefreshStats(added=len(docs), skipped=len(results) - len(docs), rebuilt=True,
+                            seconds=time.perf_counter() - started, notices=tuple(notices))
+
+    # -- locking ------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the index lock (re-entrant within this object: flock locks taken through two
+        descriptors of one process would block each other)."""
+        from remelink.vault.fsio import file_lock
+
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        try:
+            with file_lock(self.vault / LOCK_FILE, wait=self.wait, what="index"):
+                self._lock_depth = 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth = 0
+        except VaultBusy:
+            raise self._busy() from None
+
+    def _busy(self) -> VaultBusy:
+        return VaultBusy(f"index busy: another process is updating {INDEX_DIR} "
+                         f"(waited {self.wait:g} s)", hint="try again when it has finished")
+
+
+def brief(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:160]}" if text else type(exc).__name__
+
+
+def _sweep(base: Path) -> None:
+    """Remove directories left by rebuilds that died (only called under the index lock)."""
+    import shutil
+
+    if not base.is_dir():
+        return
+    for entry in base.iterdir():
+        if entry.is_dir() and entry.name.startswith(("index.new-", "index.old-")):
+            shutil.rmtree(entry, ignore_errors=True)
