@@ -11,7 +11,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -103,8 +103,9 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Show the version and exit.")] = False) -> None:
+def _root(version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="Show the version and exit.")] = False) -> None:
     """remelink: memory as a markdown vault."""
 
 
@@ -135,7 +136,8 @@ def lint_links_cmd(
     vault: VaultOpt = None,
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
     include_all: Annotated[bool, typer.Option(
-        "--all", help="Also report links elsewhere that point at PATHS (renames, deletions).")] = False,
+        "--all",
+        help="Also report links elsewhere that point at PATHS (renames, deletions).")] = False,
     resolution: Annotated[str | None, typer.Option(
         help="path or obsidian (overrides links.resolution).")] = None,
     debug: DebugOpt = False,
@@ -366,7 +368,7 @@ def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOp
     return 0 if report.ok else EXIT_PROBLEMS
 
 
-def _action_counts(results: list[object]) -> dict[str, int]:
+def _action_counts(results: Sequence[object]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for r in results:
         action = getattr(r, "action", None)

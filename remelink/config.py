@@ -90,7 +90,7 @@ def _as_int(key: str, value: Any, source: str, *, minimum: int = 0) -> int:
             raise _type_error(key, "an integer", value, source)
     if value < minimum:
         raise _type_error(key, f"an integer >= {minimum}", value, source)
-    return value
+    return int(value)
 
 
 def _as_str(key: str, value: Any, source: str, *, choices: tuple[str, ...] | None = None) -> str:
@@ -172,8 +172,7 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
             s = replace(s, embedder=_as_str("local.embedder", local["embedder"], source))
     if "auto_dream" in data:
         dream = _sub(data, "auto_dream", source)
-        names = {f.name for f in fields(DreamSettings)}
-        _only(dream, names, "auto_dream", source)
+        _only(dream, {f.name for f in fields(DreamSettings)}, "auto_dream", source)
         changes: dict[str, Any] = {}
         for key, value in dream.items():
             if key == "steps":
@@ -203,12 +202,14 @@ def _sub(data: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:
 def _only(data: Mapping[str, Any], allowed: set[str], prefix: str, source: str) -> None:
     unknown = set(data) - allowed
     if unknown:
-        raise ConfigError(f"unknown key(s) {', '.join(f'{prefix}.{k}' for k in sorted(map(str, unknown)))}",
-                          path=source, hint=f"valid: {', '.join(sorted(allowed))}")
+        names = ", ".join(f"{prefix}.{k}" for k in sorted(map(str, unknown)))
+        raise ConfigError(f"unknown key(s) {names}", path=source,
+                          hint=f"valid: {', '.join(sorted(allowed))}")
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
-    """`REMELINK_MODEL=x`, `REMELINK_LINKS__RESOLUTION=obsidian`, `REMELINK_AUTO_DREAM__MAX_UNITS=5`."""
+    """`REMELINK_MODEL=x`, `REMELINK_LINKS__RESOLUTION=obsidian`,
+    `REMELINK_AUTO_DREAM__MAX_UNITS=5`."""
     data: dict[str, Any] = {}
     for name, raw in env.items():
         if not name.startswith("REMELINK_") or name in ("REMELINK_DEBUG",):
