@@ -1,0 +1,97 @@
+"""Settings: defaults < .remelink/config.yaml < REMELINK_* environment < flags (SPEC §12)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from remelink.config import DEFAULT_STEPS, Settings, load_settings
+from remelink.errors import ConfigError
+from remelink.scaffold import init
+
+
+def write_config(vault: Path, text: str) -> None:
+    (vault / ".remelink").mkdir(parents=True, exist_ok=True)
+    (vault / ".remelink" / "config.yaml").write_text(text, encoding="utf-8")
+
+
+def test_defaults_without_a_config_file(tmp_path: Path) -> None:
+    s = load_settings(tmp_path, env={})
+    assert s == Settings()
+    assert s.model == "local"
+    assert s.resolution == "path"
+    assert s.auto_dream.steps == DEFAULT_STEPS
+    assert s.auto_dream.max_units == 20 and s.auto_dream.max_attempts == 3
+    assert s.level("broken-link") == "error" and s.level("orphan-node") == "off"
+
+
+def test_the_init_template_loads_to_the_defaults(tmp_path: Path) -> None:
+    init(tmp_path)
+    assert load_settings(tmp_path, env={}) == Settings()
+
+
+def test_layers_in_order(tmp_path: Path) -> None:
+    write_config(tmp_path, "model: openai/gpt-4.1-mini\nauto_dream:\n  max_units: 5\n"
+                           "  concurrency: 2\nlinks: {resolution: obsidian}\n")
+    s = load_settings(tmp_path, env={})
+    assert (s.model, s.auto_dream.max_units, s.auto_dream.concurrency, s.resolution) == \
+        ("openai/gpt-4.1-mini", 5, 2, "obsidian")
+    env = {"REMELINK_MODEL": "ollama_chat/qwen3", "REMELINK_AUTO_DREAM__MAX_UNITS": "7",
+           "REMELINK_API_BASE": "http://localhost:11434", "UNRELATED": "x"}
+    s = load_settings(tmp_path, env=env)
+    assert (s.model, s.auto_dream.max_units, s.api_base) == \
+        ("ollama_chat/qwen3", 7, "http://localhost:11434")
+    assert s.auto_dream.concurrency == 2  # from the file, untouched by the environment
+    s = load_settings(tmp_path, env=env, overrides={"model": "local", "api_base": None})
+    assert s.model == "local" and s.api_base == "http://localhost:11434"
+
+
+def test_lint_levels_accept_an_unquoted_off(tmp_path: Path) -> None:
+    write_config(tmp_path, "lint:\n  orphan-node: warning\n  bare-source-link: off\n")
+    s = load_settings(tmp_path, env={})
+    assert s.level("orphan-node") == "warning"
+    assert s.level("bare-source-link") == "off"
+
+
+def test_steps_from_the_environment(tmp_path: Path) -> None:
+    s = load_settings(tmp_path, env={
+        "REMELINK_AUTO_DREAM__STEPS": "dream_extract_step,dream_integrate_step,dream_finish_step"})
+    assert s.auto_dream.steps == ("dream_extract_step", "dream_integrate_step",
+                                  "dream_finish_step")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("modle: local\n", "unknown key(s) modle"),
+    ("auto_dream:\n  max_unit: 3\n", "auto_dream.max_unit"),
+    ("language: fr\n", "language must be auto | en | zh"),
+    ("links: {resolution: wiki}\n", "links.resolution must be path | obsidian"),
+    ("lint: {broken-link: fatal}\n", "lint.broken-link must be error | warning | off"),
+    ("lint: {no-such-code: error}\n", "lint.no-such-code"),
+    ("auto_dream: {concurrency: 0}\n", "auto_dream.concurrency must be an integer >= 1"),
+    ("auto_dream: {node_search_limit: 500}\n", "at most 100"),
+    ("auto_dream: {max_units: many}\n", "auto_dream.max_units must be an integer"),
+    ("auto_dream: {steps: dream_extract_step}\n", "auto_dream.steps must be a list"),
+    ("folders: {digest: ../elsewhere}\n", "folders.digest must be a plain folder name"),
+    ("folders: {daily: notes, resource: notes}\n", "must differ"),
+    ("timeout: -1\n", "timeout must be a positive number"),
+    ("- a list\n", "configuration must be a mapping"),
+    ("model: [unclosed\n", "cannot parse config"),
+])
+def test_bad_config_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    write_config(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path, env={})
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+    assert info.value.exit_code == 2
+
+
+def test_bad_environment_value_names_the_environment(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"environment \(REMELINK_\*\).*concurrency"):
+        load_settings(tmp_path, env={"REMELINK_AUTO_DREAM__CONCURRENCY": "0"})
+
+
+def test_an_empty_config_file_is_the_defaults(tmp_path: Path) -> None:
+    write_config(tmp_path, "# nothing set\n")
+    assert load_settings(tmp_path, env={}) == Settings()
