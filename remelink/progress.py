@@ -1,5 +1,10 @@
 """Progress reporters for the CLI (SPEC §9.4): rich bars on a terminal, plain milestone lines
-when stderr is not a terminal (cron). Both write to stderr: stdout carries only the result."""
+when stderr is not a terminal (cron). Both write to stderr: stdout carries only the result.
+
+Under cron rich would print nothing until the end (no intermediate progress, dependencies.md
+§4), so the plain reporter is ours: one line when a phase starts, one every `every` items, one
+when it ends. Rich is imported only when a terminal is attached.
+"""
 
 from __future__ import annotations
 
@@ -40,13 +45,19 @@ class PlainReporter:
 
 
 class RichReporter:
-    """Transient progress bars on a terminal."""
+    """Transient progress bars on a terminal (one per phase), notes printed above them."""
 
-    def __init__(self) -> None:
+    def __init__(self, console: Any = None) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
-        self.console = Console(stderr=True)
+        self.console = console or Console(stderr=True)
         self.progress = Progress(TextColumn("{task.description:<10}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(),
                                  TextColumn("{task.fields[label]}", style="dim"),
@@ -70,11 +81,13 @@ class RichReporter:
         self.progress.stop()
 
 
-def make_reporter(quiet: bool = False) -> Any:
+def make_reporter(quiet: bool = False, stream: TextIO | None = None) -> Any:
+    """Silent with --quiet; bars when `stream` (stderr) is a terminal; plain lines otherwise."""
+    stream = stream or sys.stderr
     if quiet:
         from remelink.dream.context import SilentReporter
 
         return SilentReporter()
-    if sys.stderr.isatty():
+    if stream.isatty():
         return RichReporter()
-    return PlainReporter()
+    return PlainReporter(stream)

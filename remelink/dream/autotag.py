@@ -6,9 +6,9 @@ Tags are entities (people, organisations, projects, products), not topics: at mo
 dropped, spellings already used in the vault reused. `memory_tags: []` is allowed.
 
 The model (LLM or local engine) proposes tags through the same protocol as everything else: it
-may `read` the node, then answers `{"tags": [...]}`. This step normalises the answer and writes
-only the `memory_tags` key, byte-faithfully. A tagging failure is reported and never undoes the
-checkpoint.
+may `read` the node (shown without its current tags), then answers `{"tags": [...]}`. This step
+normalises the answer and writes only the `memory_tags` key, byte-faithfully. A tagging failure
+is reported and never undoes the checkpoint. Determinism and crash safety: see VaultTags.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from remelink.errors import RemelinkError
 from remelink.tools.vault_tools import toolbox
 from remelink.vault import frontmatter
 from remelink.vault.fsio import atomic_write
-from remelink.vault.notes import read_note
+from remelink.vault.notes import Note, read_note
 from remelink.workspace import UnitWorkspace
 
 TAG_KEY = "memory_tags"
@@ -62,37 +62,79 @@ def normalize_tags(raw: Iterable[Any], existing: Iterable[str], max_tags: int) -
     return out
 
 
-def vault_tags(ctx: RunContext) -> list[str]:
-    """Every tag already used in the digest, in first-seen order."""
-    tags: list[str] = []
-    seen: set[str] = set()
+def node_tags(ctx: RunContext) -> dict[str, list[str]]:
+    """The `memory_tags` of every digest node that has some, by path (unreadable nodes are
+    left out: the index and lint-links report them)."""
+    out: dict[str, list[str]] = {}
     digest = ctx.vault / ctx.settings.folders.digest
     if not digest.is_dir():
-        return tags
+        return out
     for path in sorted(digest.rglob("*.md")):
+        try:
+            if TAG_KEY.encode() not in path.read_bytes():
+                continue  # most nodes: no YAML parse needed
+        except OSError:
+            continue
         rel = path.relative_to(ctx.vault).as_posix()
         try:
-            meta = frontmatter.load(read_note(ctx.vault, rel))
+            meta = frontmatter.load(read_note(ctx.vault, rel,
+                                              max_bytes=ctx.settings.max_note_bytes))
         except RemelinkError:
             continue
         value = meta.get(TAG_KEY)
         if isinstance(value, list):
-            for tag in value:
-                if isinstance(tag, str) and tag.casefold() not in seen:
-                    seen.add(tag.casefold())
-                    tags.append(tag)
-    return tags
+            out[rel] = [t for t in value if isinstance(t, str) and t.strip()]
+    return out
 
 
-def _propose(ctx: RunContext, rel: str, existing: list[str]) -> list[Any]:
+
+class VaultTags:
+    """The tags in use outside a tagging pass: what the model is shown, and the spellings a
+    proposal is normalised to.
+
+    A pass tags a fixed set of nodes (the ones integration wrote), and every node of it sees
+    the same snapshot: the tags of the nodes *outside* the pass, sorted. So a node's tags never
+    depend on the order of tagging, on the nodes tagged before it, or on a run killed half-way
+    through the pass: resumed, the pass writes the same bytes."""
+
+    def __init__(self, by_node: dict[str, list[str]], exclude: set[str] | None = None) -> None:
+        self.by_node = {rel: tags for rel, tags in by_node.items()
+                        if rel not in (exclude or set())}
+
+    def spellings(self) -> list[str]:
+        """One spelling per tag (case-insensitive), sorted; the most used spelling wins."""
+        votes: dict[str, dict[str, int]] = {}
+        for tags in self.by_node.values():
+            for tag in tags:
+                forms = votes.setdefault(tag.casefold(), {})
+                forms[tag] = forms.get(tag, 0) + 1
+        chosen = [sorted(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+                  for forms in votes.values()]
+        return sorted(chosen, key=lambda t: (t.casefold(), t))
+
+    def for_model(self, text: str, limit: int = 200) -> list[str]:
+        """The snapshot for one node: the tags its text mentions first."""
+        known = self.spellings()
+        low = text.lower()
+        mentioned = [t for t in known
+                     if t.lower() in low or t.replace("_", " ").lower() in low]
+        rest = [t for t in known if t not in mentioned]
+        return (mentioned + rest)[:limit]
+
+
+def _propose(ctx: RunContext, note: Note, existing: list[str]) -> list[Any]:
     max_tags = ctx.settings.auto_dream.max_tags
-    task = {"task": "tag", "path": rel, "existing_tags": existing[:200], "max_tags": max_tags}
+    rel = note.path
+    task = {"task": "tag", "path": rel, "existing_tags": existing, "max_tags": max_tags}
     messages = [
         {"role": "system", "content": SYSTEM.format(max_tags=max_tags)},
         {"role": "user", "content": f"```json\n{json.dumps(task, ensure_ascii=False)}\n```\n"
                                     f"Tag the node {rel}."},
     ]
     ws = UnitWorkspace(ctx.vault, ctx.settings, None, lambda q, n, b: [])
+    # The model reads the node without its current tags: tags are derived from the node's
+    # content, never from an earlier (or interrupted) tagging of it.
+    ws.target, ws.staged = rel, frontmatter.update(note, {}, remove=(TAG_KEY,))
 
     def judge(text: str) -> Accept[list[Any]] | Feedback:
         data = parse_object(text, ("tags",))
@@ -108,41 +150,46 @@ def _propose(ctx: RunContext, rel: str, existing: list[str]) -> list[Any]:
 
 
 def auto_tag_step(ctx: RunContext) -> None:
-    """Tag the nodes integration wrote (kept in the checkpoint, so a run killed before tagging
-    is finished by the next one)."""
-    if ctx.dry_run:
-        return
-    targets = list(dict.fromkeys(ctx.state.pending_tags))
+    """Tag the nodes integration wrote, as one pass (see VaultTags). The pass stays in the
+    checkpoint until it completes, so a run killed before or during it repeats it whole."""
+    targets = sorted(set(ctx.state.pending_tags))
     ctx.reporter.start("tag", len(targets))
     if not targets:
         return
-    existing = vault_tags(ctx)
+    snapshot = VaultTags(node_tags(ctx), exclude=set(targets))
+    known = snapshot.spellings()
+    written: list[str] = []
     for rel in targets:
-        if not (ctx.vault / rel).is_file():
-            _done(ctx, rel)
-            continue
-        try:
-            proposed = _propose(ctx, rel, existing)
-            tags = normalize_tags(proposed, existing, ctx.settings.auto_dream.max_tags)
-            note = read_note(ctx.vault, rel)
-            current = frontmatter.load(note).get(TAG_KEY)
-            if current != tags:
-                updated = frontmatter.update(note, {TAG_KEY: tags})
-                atomic_write(ctx.vault / rel, updated.render())
-                ctx.index.update([rel])
-            ctx.report.tags[rel] = tags
-            for tag in tags:
-                if tag.casefold() not in {t.casefold() for t in existing}:
-                    existing.append(tag)
-        except RemelinkError as exc:
-            ctx.report.warnings.append(f"{rel}: tagging failed: {exc}")
-        _done(ctx, rel)
+        if (ctx.vault / rel).is_file():
+            ctx.rebind_model()
+            try:
+                if _tag_one(ctx, rel, snapshot, known):
+                    written.append(rel)
+            except RemelinkError as exc:
+                ctx.report.warnings.append(
+                    f"{rel}: tagging failed: {' '.join(str(exc).split())}")
         ctx.reporter.advance("tag", rel)
-
-
-def _done(ctx: RunContext, rel: str) -> None:
-    """Tagging is attempted once per write; a failure is reported, not retried."""
+    if written:
+        # One index commit for the pass (tagging never searches); if the run dies first, the
+        # next run's refresh picks the changed nodes up.
+        try:
+            ctx.index.update(written)
+        except RemelinkError as exc:
+            ctx.report.warnings.append(f"node index not updated after tagging: {exc}")
     with ctx.state_lock:
-        if rel in ctx.state.pending_tags:
-            ctx.state.pending_tags.remove(rel)
+        # Attempted once per write: a failure is reported, not retried.
+        ctx.state.pending_tags = [t for t in ctx.state.pending_tags if t not in targets]
         ctx.save_state()
+
+
+def _tag_one(ctx: RunContext, rel: str, snapshot: VaultTags, known: list[str]) -> bool:
+    """Tag one node; True if its file changed."""
+    note = read_note(ctx.vault, rel, max_bytes=ctx.settings.max_note_bytes)
+    current = frontmatter.load(note).get(TAG_KEY)
+    proposed = _propose(ctx, note, snapshot.for_model(note.body))
+    tags = normalize_tags(proposed, known, ctx.settings.auto_dream.max_tags)
+    ctx.report.tags[rel] = tags
+    if current == tags:
+        return False
+    atomic_write(ctx.vault / rel, frontmatter.update(note, {TAG_KEY: tags}).render())
+    return True

@@ -43,7 +43,7 @@ class UnitOutcome:
     name: str
     bucket: str
     paths: list[str]
-    status: str  # done | failed | skipped
+    status: str  # done | failed | skipped (not attempted: out of attempts, or the model is down)
     action: str | None = None
     target: str | None = None
     note: str = ""
@@ -73,6 +73,7 @@ class RunReport:
     diffs: dict[str, str] = field(default_factory=dict)
     checkpointed: list[str] = field(default_factory=list)
     tags: dict[str, list[str]] = field(default_factory=dict)
+    recovered: list[str] = field(default_factory=list)
     topics_path: str | None = None
     topics: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -85,7 +86,7 @@ class RunReport:
         for u in self.units:
             if u.status == "done" and u.action:
                 counts[u.action] = counts.get(u.action, 0) + 1
-        return counts
+        return dict(sorted(counts.items()))
 
     @property
     def failed_units(self) -> int:
@@ -101,7 +102,9 @@ class RunReport:
             "files_scanned": self.files_scanned, "files_changed": self.files_changed,
             "files_unchanged": self.files_unchanged, "units_extracted": self.units_extracted,
             "units_integrated": sum(1 for u in self.units if u.status == "done"),
-            "units_failed": self.failed_units, "actions": self.action_counts(),
+            "units_failed": self.failed_units,
+            "units_skipped": sum(1 for u in self.units if u.status == "skipped"),
+            "units_recovered": len(self.recovered), "actions": self.action_counts(),
             "nodes_created": len(self.created), "nodes_updated": len(self.updated),
             "inputs_checkpointed": len(self.checkpointed),
             "inputs_invalid": sum(1 for i in self.inputs.values() if i.get("status") == "invalid"),
@@ -150,6 +153,17 @@ class RunContext:
     state_lock: threading.RLock = field(default_factory=threading.RLock)
     # Units to integrate this run, in order (filled by the extract step, or from the state).
     modified: list[str] = field(default_factory=list)
+
+    def rebind_model(self) -> None:
+        """Give the model a fresh view of the index's term statistics.
+
+        The local engine memoises IDF values from the first lookup on; bound once per run, a
+        unit's decisions would depend on what earlier steps and units happened to look up, so
+        a run resumed after a crash would decide differently from one that never stopped.
+        Bound per unit (and per step), a decision depends only on the vault at that moment."""
+        bind = getattr(self.model, "bind_index", None)
+        if callable(bind):
+            bind(self.index)
 
     def save_state(self) -> None:
         if not self.dry_run:

@@ -1,18 +1,27 @@
 """`remelink dream run`: the steps from config under the vault lock (SPEC §9), and
 `remelink status` (§9.5).
 
-Order of a run: take the lock (wait up to `--wait`, then exit 3), load the checkpoint (a newer or
-unreadable one stops the run untouched), settle units a killed run left mid-commit, bring the
-node index up to date, then run each configured step. Unknown steps are a configuration error
-before anything runs.
+Order of a run: check the configured steps (an unknown one is a configuration error before
+anything runs), take the lock (wait up to `--wait`, then exit 3), load the checkpoint (a newer or
+unreadable one stops the run untouched), settle units a killed run left open, record the run as
+started, bring the node index up to date, run each step, record the run as finished.
+
+A dry run writes nothing at all: it takes a shared lock without creating the lock file, keeps
+the checkpoint in memory, and searches a throw-away copy of the node index.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
+import secrets
+import shutil
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,13 +29,14 @@ from typing import Any
 from remelink.config import Settings
 from remelink.dream.autotag import auto_tag_step
 from remelink.dream.context import AuditLog, Reporter, RunContext, RunReport, SilentReporter
+from remelink.dream.extract import extract_step
 from remelink.dream.inputs import Window
-from remelink.dream.state import State
-from remelink.dream.steps import extract_step, finish_step, integrate_step
+from remelink.dream.state import Recovery, State
+from remelink.dream.steps import finish_step, integrate_step
 from remelink.dream.topics import topics_step
-from remelink.errors import ConfigError
+from remelink.errors import ConfigError, RemelinkError, UsageError, VaultBusy
 from remelink.models.base import ChatModel
-from remelink.vault.fsio import file_lock, sweep_temp_files
+from remelink.vault.fsio import TMP_PREFIX, file_lock, sweep_temp_files
 
 Step = Callable[[RunContext], None]
 STEPS: dict[str, Step] = {
@@ -37,37 +47,59 @@ STEPS: dict[str, Step] = {
     "dream_topics_step": topics_step,
 }
 LOCK_FILE = ".remelink/lock"
+INDEX_DIR = ".remelink/index"
 
 
 def check_steps(steps: Sequence[str]) -> list[Step]:
     unknown = [s for s in steps if s not in STEPS]
     if unknown:
-        raise ConfigError(f"unknown dream step(s): {', '.join(unknown)}", path=".remelink/config.yaml",
+        raise ConfigError(f"unknown dream step(s): {', '.join(unknown)}",
+                          path=".remelink/config.yaml (auto_dream.steps)",
                           hint=f"known steps: {', '.join(STEPS)}")
     if not steps:
-        raise ConfigError("auto_dream.steps is empty", path=".remelink/config.yaml")
+        raise ConfigError("auto_dream.steps is empty", path=".remelink/config.yaml",
+                          hint=f"known steps: {', '.join(STEPS)}")
     return [STEPS[s] for s in steps]
 
 
 class LockedIndex:
-    """The node index shared by parallel units: searches and updates take turns."""
+    """The node index as the dream steps use it: parallel units take turns, and an unexpected
+    failure inside the index (derived data) reopens it once before giving up."""
 
     def __init__(self, index: Any) -> None:
         self.index = index
         self._lock = threading.RLock()
 
+    def _retry(self, call: Callable[[], Any], *, again: bool = True) -> Any:
+        with self._lock:
+            try:
+                return call()
+            except (RemelinkError, KeyboardInterrupt):
+                raise
+            except Exception:
+                # The index is derived: an unexpected failure inside it (seen: whoosh3 3.54
+                # raising TypeError when refreshing the searcher of an index built from an
+                # empty digest, so that every update of a new vault's first run failed) is no
+                # reason to stop a run. Rebuild it from the digest (which includes whatever
+                # the failed update was about) and go on.
+                self.index.close()
+                self.index.rebuild()
+                return call() if again else None
+
+    def refresh(self) -> Any:
+        return self._retry(self.index.refresh)
+
     def search(self, query: str, *, limit: int = 20, bucket: str | None = None,
                refresh: bool = True) -> list[Any]:
-        with self._lock:
-            return list(self.index.search(query, limit=limit, bucket=bucket, refresh=refresh))
+        return list(self._retry(lambda: self.index.search(query, limit=limit, bucket=bucket,
+                                                          refresh=refresh)))
 
     def update(self, paths: Any) -> None:
-        with self._lock:
-            self.index.update(list(paths))
+        rels = list(paths)
+        self._retry(lambda: self.index.update(rels), again=False)
 
     def idf(self, term: str) -> float:
-        with self._lock:
-            return float(self.index.idf(term))
+        return float(self._retry(lambda: self.index.idf(term)))
 
     def close(self) -> None:
         self.index.close()
@@ -82,61 +114,190 @@ class DreamOptions:
     dry_run: bool = False
     wait: float = 0.0
     retry_failed: bool = False
+    today: str | None = None  # the run's date (corrections are dated); default: the clock
 
 
 def new_run_id() -> str:
-    return time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+    """Sortable by start time, unique across processes and within one."""
+    return time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}-{secrets.token_hex(2)}"
+
+
+@contextlib.contextmanager
+def shared_lock(path: Path, *, wait: float, poll: float = 0.1) -> Iterator[None]:
+    """A dry run's lock: shared, so it waits for a writing run (and a writing run waits for it),
+    but it never creates or writes the lock file. No lock file means no run ever wrote."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        fd = -1
+    try:
+        deadline = time.monotonic() + max(wait, 0.0)
+        while fd >= 0:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise VaultBusy(f"vault busy: another remelink process holds {path.name}",
+                                    hint=f"wait for it to finish, or pass --wait SECONDS "
+                                         f"(waited {wait:g} s)") from None
+                time.sleep(poll)
+        yield
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+@contextlib.contextmanager
+def scratch_copy(vault: Path, settings: Settings) -> Iterator[Path]:
+    """For a dry run: a throw-away copy of the vault to run the real pipeline on. Notes are
+    hard-linked when possible (every write is an atomic rename, which replaces the copy's
+    directory entry and never the shared inode), the checkpoint and the index are copied."""
+    with tempfile.TemporaryDirectory(prefix="remelink-dry-run-") as tmp:
+        scratch = Path(tmp) / "vault"
+        scratch.mkdir()
+        folders = settings.folders
+        for top in (folders.daily, folders.resource, folders.digest):
+            if (vault / top).is_dir():
+                shutil.copytree(vault / top, scratch / top, symlinks=True,
+                                copy_function=_link_or_copy)
+        (scratch / ".remelink").mkdir()
+        for name in ("config.yaml", "state.json"):
+            if (vault / ".remelink" / name).is_file():
+                shutil.copy2(vault / ".remelink" / name, scratch / ".remelink" / name)
+        if (vault / INDEX_DIR).is_dir():
+            shutil.copytree(vault / INDEX_DIR, scratch / INDEX_DIR, symlinks=True)
+        yield scratch
+
+
+def tree_diffs(vault: Path, scratch: Path, tops: Sequence[str]) -> tuple[dict[str, str], int]:
+    """A unified diff per file the scratch run created or changed under `tops`."""
+    import difflib
+
+    diffs: dict[str, str] = {}
+    for top in tops:
+        base = scratch / top
+        for path in sorted(base.rglob("*")) if base.is_dir() else []:
+            if not path.is_file() or path.name.startswith(TMP_PREFIX):
+                continue
+            rel = path.relative_to(scratch).as_posix()
+            after = path.read_bytes()
+            original = vault / rel
+            before = original.read_bytes() if original.is_file() else None
+            if before == after:
+                continue
+            diffs[rel] = "".join(difflib.unified_diff(
+                (before or b"").decode("utf-8", "replace").splitlines(keepends=True),
+                after.decode("utf-8", "replace").splitlines(keepends=True),
+                fromfile="/dev/null" if before is None else f"a/{rel}", tofile=f"b/{rel}"))
+    return diffs, len(diffs)
+
+
+def _sweep(vault: Path, settings: Settings) -> None:
+    """Temp files of writers killed mid-write. Under the vault lock no other writer of these
+    folders is running, so every one of ours is stale, whatever its age."""
+    sweep_temp_files(vault / ".remelink", older_than=0)
+    digest = vault / settings.folders.digest
+    if digest.is_dir():
+        for folder in {p.parent for p in digest.rglob(f"{TMP_PREFIX}*.tmp")}:
+            sweep_temp_files(folder, older_than=0)
+
+
+def _recovered_entry(run_id: str, state: State, r: Recovery) -> dict[str, Any]:
+    rec = state.units[r.unit]
+    return {"run": run_id, "unit": r.unit, "name": rec.unit.name, "bucket": rec.unit.bucket,
+            "paths": list(rec.unit.paths), "status": "done", "action": rec.action,
+            "target": rec.target, "changed": True, "content_hash": rec.commit_hash,
+            "recovered": True, "note": r.message, "attempts": rec.attempts, "dry_run": False}
 
 
 def run_dream(vault: Path, settings: Settings, model: ChatModel, options: DreamOptions,
               reporter: Reporter | None = None) -> RunReport:
     """Run the configured dream steps once. Raises VaultBusy, StateError or ConfigError before
-    anything is touched; everything else is reported in the returned RunReport."""
+    anything is touched; everything else is reported in the returned RunReport.
+
+    A dry run is the same run on a scratch copy of the vault (so each unit sees what the units
+    before it would have written), followed by a diff of the copy against the vault."""
     steps = check_steps(settings.auto_dream.steps)
     window = Window.of(options.date, options.scan_days)
+    if options.today is not None:
+        Window.of(options.today, None)  # validates the date
+    if options.max_units is not None and options.max_units < 1:
+        raise UsageError(f"--max-units must be at least 1, got {options.max_units}")
     reporter = reporter or SilentReporter()
-    run_id = new_run_id()
-    with file_lock(vault / LOCK_FILE, wait=options.wait, what="vault"):
-        state = State.load(vault)
-        sweep_temp_files(vault / ".remelink")
-        report = RunReport(run_id=run_id, date=window.date if window else None,
-                           window=list(window.days) if window else [], dry_run=options.dry_run)
-        if not options.dry_run:
-            for line in state.recover(vault):
-                report.warnings.append(line)
-                reporter.note(line)
-            if report.warnings:
-                state.save()
-        from remelink.index import NodeIndex
-
-        raw_index = NodeIndex(vault, settings)
-        try:
-            if options.dry_run:
-                # A dry run leaves the index as it is; searches still see the current digest.
-                stats = raw_index.refresh() if not (vault / ".remelink" / "index").exists() \
-                    else None
-            else:
-                stats = raw_index.refresh()
-            for notice in getattr(stats, "notices", []) or []:
-                report.warnings.append(str(notice))
-                reporter.note(str(notice))
-            index = LockedIndex(raw_index)
-            bind = getattr(model, "bind_index", None)
-            if callable(bind):
-                bind(index)
-            ctx = RunContext(
-                vault=vault, settings=settings, model=model, state=state, index=index,
-                window=window, report=report,
-                audit=AuditLog(vault, run_id, enabled=not options.dry_run), reporter=reporter,
-                today=time.strftime("%Y-%m-%d"), hint=options.hint, dry_run=options.dry_run,
-                retry_failed=options.retry_failed,
-                max_units=settings.auto_dream.max_units if options.max_units is None
-                else options.max_units)
-            for step in steps:
-                step(ctx)
-        finally:
-            raw_index.close()
+    if not options.dry_run:
+        with file_lock(vault / LOCK_FILE, wait=options.wait, what="vault"):
+            return _run(vault, settings, model, options, reporter, steps, window)
+    with shared_lock(vault / LOCK_FILE, wait=options.wait):
+        State.load(vault)  # a newer or unreadable checkpoint stops a dry run too
+        with scratch_copy(vault, settings) as scratch:
+            report = _run(scratch, settings, model, options, reporter, steps, window)
+            folders = settings.folders
+            report.diffs, _ = tree_diffs(vault, scratch, (folders.digest, folders.daily))
+    report.dry_run = True
     return report
+
+
+def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOptions,
+         reporter: Reporter, steps: list[Step], window: Window | None) -> RunReport:
+    """One run under the vault lock (on the vault itself, or on a dry run's scratch copy)."""
+    run_id = new_run_id()
+    state = State.load(vault)
+    state.track_tags = "auto_tag_step" in settings.auto_dream.steps
+    report = RunReport(run_id=run_id, date=window.date if window else None,
+                       window=list(window.days) if window else [], dry_run=False)
+    audit = AuditLog(vault, run_id, enabled=True)
+    for r in state.recover(vault):
+        report.recovered.append(r.message)
+        reporter.note(r.message)
+        if r.done and not r.from_audit:
+            audit.record(_recovered_entry(run_id, state, r))
+    _sweep(vault, settings)
+    state.start_run(run_id, report.date)
+    state.save()
+    with _live_index(vault, settings) as raw_index:
+        index = LockedIndex(raw_index)
+        stats = index.refresh()
+        for notice in getattr(stats, "notices", ()) or ():
+            if "rebuilt it from" in str(notice):
+                reporter.note(str(notice))  # a first run: expected, not a warning
+            else:
+                report.warnings.append(str(notice))
+        bind = getattr(model, "bind_index", None)
+        if callable(bind):
+            bind(index)
+        ctx = RunContext(
+            vault=vault, settings=settings, model=model, state=state, index=index,
+            window=window, report=report, audit=audit, reporter=reporter,
+            today=options.today or time.strftime("%Y-%m-%d"), hint=options.hint,
+            dry_run=False, retry_failed=options.retry_failed,
+            max_units=settings.auto_dream.max_units if options.max_units is None
+            else options.max_units)
+        for step in steps:
+            step(ctx)
+    state.finish_run(run_id, report.counts(), report.ok)
+    state.save()
+    return report
+
+
+@contextlib.contextmanager
+def _live_index(vault: Path, settings: Settings) -> Iterator[Any]:
+    from remelink.index import NodeIndex
+
+    index = NodeIndex(vault, settings)
+    try:
+        yield index
+    finally:
+        index.close()
 
 
 @dataclass
@@ -148,27 +309,35 @@ class StatusReport:
     pending: list[dict[str, Any]]
     runs: list[dict[str, Any]]
     pending_tags: int
+    exists: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.invalid
 
 
 def status(vault: Path, settings: Settings) -> StatusReport:
-    """Summary of the checkpoint: what is pending, what failed and why, the last runs."""
+    """Summary of the checkpoint: what is pending, what failed and why, the last runs. Reads
+    only; a newer or unreadable checkpoint is a StateError (exit 2), as for a run."""
     state = State.load(vault)
     max_attempts = settings.auto_dream.max_attempts
     inputs: dict[str, int] = {}
-    for rec in state.inputs.values():
-        inputs[rec.status] = inputs.get(rec.status, 0) + 1
+    for record in state.inputs.values():
+        inputs[record.status] = inputs.get(record.status, 0) + 1
     units: dict[str, int] = {}
     failed, pending = [], []
     for uid, rec in state.units.items():
         units[rec.status] = units.get(rec.status, 0) + 1
         if rec.status == "failed":
             failed.append({"id": uid, "name": rec.unit.name, "attempts": rec.attempts,
-                           "error": rec.error, "paths": list(rec.unit.paths),
+                           "max_attempts": max_attempts, "error": rec.error,
+                           "paths": list(rec.unit.paths),
                            "gave_up": rec.attempts >= max_attempts})
         elif rec.status in ("pending", "committing"):
-            pending.append({"id": uid, "name": rec.unit.name, "paths": list(rec.unit.paths)})
+            pending.append({"id": uid, "name": rec.unit.name, "paths": list(rec.unit.paths),
+                            "status": rec.status})
     invalid = [{"path": p, "error": r.error} for p, r in sorted(state.inputs.items())
                if r.status == "invalid"]
     return StatusReport(inputs=inputs, units=units, failed=failed, invalid=invalid,
                         pending=pending, runs=state.runs[-5:],
-                        pending_tags=len(state.pending_tags))
+                        pending_tags=len(state.pending_tags), exists=state.path.exists())

@@ -2,15 +2,21 @@
 
 Versioned JSON, written atomically. Per input note: the content hash at extraction time, its
 status and the units it produced. Per unit: its fields, status (`pending | committing | done |
-failed`), attempts, last error, and the action and target once done.
+failed`), attempts, last error, and the action and target once done. Plus the last runs, and the
+nodes written but not yet tagged.
 
-Exactly-once integration uses a write-ahead record: before a node is replaced, the unit is saved
-as `committing` with the target and the sha256 of the bytes about to be written. On the next run,
-`recover()` settles every `committing` unit: a target already holding those bytes means done;
-anything else means the write never happened, and the unit is pending again.
+Exactly-once integration rests on two records written before the state says `done`:
+- the write-ahead: before a node is replaced, the unit is saved as `committing` with the target
+  and the sha256 of the bytes about to be written;
+- the audit line (`.remelink/runs/<run-id>.jsonl`), written when the unit is settled.
+A run is recorded as started before its first step and finished after its last, so the next run
+knows when one was interrupted. `recover()` then settles every unit a killed run left open: an
+audit line saying done means done; a `committing` target that holds the recorded bytes means
+done; anything else never reached the vault, and the unit is pending again.
 
 A state file from a newer version, or one that cannot be read, stops the run with a clear message
-and is never overwritten.
+and is never overwritten. The state is recoverable data: deleting it makes the next run process
+every note again (integration is additive, so nothing is lost, but work is repeated).
 """
 
 from __future__ import annotations
@@ -29,11 +35,18 @@ from remelink.vault.fsio import atomic_write
 
 VERSION = 1
 STATE_FILE = ".remelink/state.json"
+RUNS_DIR = ".remelink/runs"
 MAX_RUNS_KEPT = 30
+UNIT_STATUSES = ("pending", "committing", "done", "failed")
+INPUT_STATUSES = ("pending", "processed", "failed", "invalid")
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
 @dataclass
@@ -68,6 +81,17 @@ class UnitRecord:
         return data
 
 
+@dataclass(frozen=True)
+class Recovery:
+    """One unit settled by `recover()`."""
+
+    unit: str
+    done: bool
+    target: str | None
+    message: str
+    from_audit: bool = False
+
+
 @dataclass
 class State:
     path: Path
@@ -76,6 +100,8 @@ class State:
     runs: list[dict[str, Any]] = field(default_factory=list)
     # Nodes written by integration that auto_tag_step has not tagged yet (survives a crash).
     pending_tags: list[str] = field(default_factory=list)
+    # False when auto_tag_step is not configured: nothing would ever drain pending_tags.
+    track_tags: bool = True
 
     # -- persistence -------------------------------------------------------------------------
     @classmethod
@@ -83,15 +109,19 @@ class State:
         path = vault / STATE_FILE
         if not path.exists():
             return cls(path)
+        hint = "restore it from version control, or move it away to start over (every note " \
+               "is then processed again); the file was left untouched"
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise StateError(f"cannot read the checkpoint: {exc}", path=STATE_FILE,
-                             hint="restore it from version control, or move it away to start "
-                                  "over (every note is then processed again)") from None
-        if not isinstance(data, dict) or not isinstance(data.get("version"), int):
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise StateError(f"cannot read the checkpoint: {reason}", path=STATE_FILE,
+                             hint=hint) from None
+        if not isinstance(data, dict) or isinstance(data.get("version"), bool) or \
+                not isinstance(data.get("version"), int):
             raise StateError("the checkpoint has no version; it is not a remelink state file",
-                             path=STATE_FILE, hint="move it away to start over")
+                             path=STATE_FILE, hint=hint)
         if data["version"] > VERSION:
             raise StateError(f"the checkpoint is version {data['version']}, newer than this "
                              f"remelink understands ({VERSION})", path=STATE_FILE,
@@ -99,31 +129,35 @@ class State:
         state = cls(path)
         try:
             for rel, rec in (data.get("inputs") or {}).items():
+                status = str(rec.get("status", "pending"))
+                if status not in INPUT_STATUSES:
+                    raise ValueError(f"input {rel}: unknown status {status!r}")
                 state.inputs[rel] = InputRecord(
-                    hash=str(rec["hash"]), status=str(rec.get("status", "pending")),
+                    hash=str(rec["hash"]), status=status,
                     units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
                     run=rec.get("run"))
             for uid, rec in (data.get("units") or {}).items():
+                status = str(rec.get("status", "pending"))
+                if status not in UNIT_STATUSES:
+                    raise ValueError(f"unit {uid}: unknown status {status!r}")
                 unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]),
                             summary=str(rec["summary"]), paths=tuple(rec["paths"]), id=uid,
                             points=tuple(rec.get("points") or ()), kind=str(rec.get("kind") or ""))
                 state.units[uid] = UnitRecord(
-                    unit=unit, status=str(rec.get("status", "pending")),
-                    attempts=int(rec.get("attempts", 0)), error=rec.get("error"),
-                    action=rec.get("action"), target=rec.get("target"),
+                    unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
+                    error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
                     commit_hash=rec.get("commit_hash"), run=rec.get("run"))
             state.runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
             state.pending_tags = [str(p) for p in data.get("pending_tags") or []]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the checkpoint is malformed ({type(exc).__name__}: {exc})",
-                             path=STATE_FILE, hint="restore it from version control, or move it "
-                                                   "away to start over") from None
+                             path=STATE_FILE, hint=hint) from None
         return state
 
     def to_json(self) -> dict[str, Any]:
         return {
             "version": VERSION,
-            "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "updated": now(),
             "inputs": {k: self.inputs[k].to_json() for k in sorted(self.inputs)},
             "units": {k: v.to_json() for k, v in self.units.items()},
             "runs": self.runs[-MAX_RUNS_KEPT:],
@@ -131,8 +165,21 @@ class State:
         }
 
     def save(self) -> None:
-        text = json.dumps(self.to_json(), ensure_ascii=False, indent=1) + "\n"
-        atomic_write(self.path, text)
+        atomic_write(self.path, render_json(self.to_json()))
+
+    # -- runs --------------------------------------------------------------------------------
+    def start_run(self, run_id: str, date: str | None) -> None:
+        self.runs.append({"id": run_id, "date": date, "started": now(), "finished": None})
+        del self.runs[:-MAX_RUNS_KEPT]
+
+    def finish_run(self, run_id: str, counts: dict[str, Any], ok: bool) -> None:
+        for run in reversed(self.runs):
+            if run.get("id") == run_id:
+                run.update({"finished": now(), "counts": counts, "ok": ok})
+                return
+
+    def interrupted_runs(self) -> list[str]:
+        return [str(r.get("id")) for r in self.runs if r.get("id") and not r.get("finished")]
 
     # -- transitions -------------------------------------------------------------------------
     def add_units(self, units: Iterable[Unit], run: str) -> list[str]:
@@ -143,28 +190,80 @@ class State:
             ids.append(unit.id)
         return ids
 
-    def recover(self, vault: Path) -> list[str]:
-        """Settle units left `committing` by a killed run. Returns one line per settled unit."""
-        notes = []
+    def drop_stale_units(self, rel: str, new_ids: Iterable[str]) -> list[str]:
+        """Forget the units `rel` produced before it was edited, when they never landed and no
+        other note still needs them: the new extraction supersedes them."""
+        old = self.inputs.get(rel)
+        if old is None:
+            return []
+        keep = set(new_ids)
+        others = {u for p, r in self.inputs.items() if p != rel for u in r.units}
+        dropped = []
+        for uid in old.units:
+            rec = self.units.get(uid)
+            if uid in keep or uid in others or rec is None or rec.status == "done":
+                continue
+            del self.units[uid]
+            dropped.append(uid)
+        return dropped
+
+    def mark_committing(self, uid: str, target: str, digest: str, run: str,
+                        created: bool) -> None:
+        rec = self.units[uid]
+        rec.status, rec.target, rec.commit_hash, rec.run = "committing", target, digest, run
+        rec.action = "CREATE" if created else None
+
+    def settle_landed(self, target: str, on_disk: str, *, except_unit: str) -> None:
+        """Another unit is about to replace `target`: any unit still `committing` to it whose
+        bytes are on disk has landed (parallel units settle out of order)."""
         for uid, rec in self.units.items():
+            if uid != except_unit and rec.status == "committing" and rec.target == target \
+                    and rec.commit_hash == on_disk:
+                rec.status, rec.error = "done", None
+                self.note_written(target)
+
+    def recover(self, vault: Path) -> list[Recovery]:
+        """Settle units left open by killed runs (see the module docstring)."""
+        audited = _audited_done(vault, self.interrupted_runs())
+        out = []
+        for uid, rec in self.units.items():
+            if rec.status not in ("committing", "pending"):
+                continue
+            line = audited.get(uid)
+            if line is not None:
+                rec.status, rec.error = "done", None
+                rec.action = line.get("action") or rec.action
+                rec.target = line.get("target") or rec.target
+                rec.attempts = max(rec.attempts, int(line.get("attempts") or 0), 1)
+                if line.get("changed") and rec.target:
+                    self.note_written(rec.target)
+                out.append(Recovery(uid, True, rec.target, f"recovered {uid}: integrated "
+                                    f"into {rec.target} before the interruption", True))
+                continue
             if rec.status != "committing":
                 continue
             target = vault / (rec.target or "")
-            on_disk = sha256(target.read_bytes()) if rec.target and target.is_file() else None
+            try:
+                on_disk = sha256(target.read_bytes()) if rec.target and target.is_file() else None
+            except OSError:
+                on_disk = None
             if on_disk is not None and on_disk == rec.commit_hash:
-                rec.status = "done"
-                rec.error = None
+                rec.status, rec.error = "done", None
                 rec.attempts += 1
                 self.note_written(rec.target or "")
-                notes.append(f"recovered {uid}: {rec.target} was written before the interruption")
+                out.append(Recovery(uid, True, rec.target, f"recovered {uid}: {rec.target} "
+                                    "was written before the interruption"))
             else:
-                rec.status = "pending"
-                rec.action = None
-                notes.append(f"recovered {uid}: the write to {rec.target} never happened; retrying")
-        return notes
+                rec.status, rec.action, rec.commit_hash = "pending", None, None
+                out.append(Recovery(uid, False, rec.target, f"recovered {uid}: the write to "
+                                    f"{rec.target} never happened; it will be integrated again"))
+        for run in self.runs:
+            if not run.get("finished"):
+                run.update({"finished": now(), "interrupted": True, "ok": False})
+        return out
 
     def note_written(self, target: str) -> None:
-        if target and target not in self.pending_tags:
+        if self.track_tags and target and target not in self.pending_tags:
             self.pending_tags.append(target)
 
     def input_status(self, rel: str, max_attempts: int) -> str:
@@ -178,3 +277,45 @@ class State:
         if all(u.status == "done" for u in statuses):
             return "processed"
         return "pending"
+
+
+def render_json(data: dict[str, Any]) -> str:
+    """The state as JSON with one record per line: readable and diffable like an indented
+    file, but encoded by json's C encoder (an indented dump runs the pure-Python encoder,
+    which made saving the state of a 1,000-unit run cost more than integrating it)."""
+
+    def dumps(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            body = ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items())
+            parts.append(f" {dumps(key)}: {{\n{body}\n }}")
+        elif isinstance(value, list) and value:
+            body = ",\n".join(f"  {dumps(v)}" for v in value)
+            parts.append(f" {dumps(key)}: [\n{body}\n ]")
+        else:
+            parts.append(f" {dumps(key)}: {dumps(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def _audited_done(vault: Path, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Units the audit trail of the interrupted runs records as done (a killed run may have
+    written a unit's line but not yet saved its state)."""
+    done: dict[str, dict[str, Any]] = {}
+    for run_id in run_ids:
+        path = vault / RUNS_DIR / f"{run_id}.jsonl"
+        try:
+            lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue  # a line cut by the kill: its unit was not settled
+            if isinstance(entry, dict) and entry.get("status") == "done" and entry.get("unit") \
+                    and not entry.get("dry_run"):
+                done[str(entry["unit"])] = entry
+    return done

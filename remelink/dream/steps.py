@@ -1,265 +1,190 @@
-"""The dream steps: extract, integrate (auto-link), finish (checkpoint) (SPEC §8, §9).
+"""The dream steps after extraction: integrate (auto-link) and finish (checkpoint) (SPEC §9).
 
 Each step is a function of the shared `RunContext`. State transitions are saved as they happen,
-so a run killed at any instant resumes without re-extracting and without integrating a unit twice.
+so a run killed at any instant resumes without integrating a unit twice (see `state.py` for the
+write-ahead and the recovery rules). Extraction is in `extract.py`, tagging in `autotag.py`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
 
-from remelink import prompts
-from remelink.agent import Accept, Feedback, LoopError, parse_object, run_loop
 from remelink.dream.context import RunContext, UnitOutcome
-from remelink.dream.inputs import scan_inputs
-from remelink.dream.state import InputRecord, sha256
-from remelink.errors import ModelError, NoteError, RemelinkError
-from remelink.evidence import detect_language
+from remelink.dream.state import UnitRecord, sha256
 from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
-from remelink.tools.vault_tools import toolbox
-from remelink.units import Unit, parse_unit
-from remelink.vault import frontmatter
-from remelink.vault.notes import Note, decode, is_blank
+from remelink.units import Unit
 from remelink.vault.resolve import VaultFiles
-from remelink.workspace import UnitWorkspace
-
-PER_NOTE_CHARS = 20_000
-
-
-# -- extract ------------------------------------------------------------------------------------
-def _changed_inputs(ctx: RunContext) -> Iterator[tuple[str, Note, str]]:
-    """(path, note, hash) for every input whose content changed since it was processed.
-
-    Unchanged inputs are skipped; invalid ones are reported every run until they are fixed."""
-    state, report = ctx.state, ctx.report
-    paths = scan_inputs(ctx.vault, ctx.settings, ctx.window)
-    report.files_scanned = len(paths)
-    for rel in paths:
-        try:
-            data = (ctx.vault / rel).read_bytes()
-        except OSError as exc:
-            report.inputs[rel] = {"status": "invalid", "error": f"cannot read: {exc.strerror}"}
-            continue
-        digest = sha256(data)
-        known = state.inputs.get(rel)
-        if known is not None and known.hash == digest:
-            if known.status == "invalid":
-                report.inputs[rel] = {"status": "invalid", "error": known.error}
-            else:
-                report.files_unchanged += 1
-                report.inputs[rel] = {"status": "skipped"}
-            continue
-        error = None
-        try:
-            note = decode(rel, data, max_bytes=ctx.settings.max_note_bytes)
-            if is_blank(note):
-                raise NoteError("empty note: nothing to extract", path=rel)
-            if note.frontmatter_text is not None:
-                frontmatter.load(note)
-        except NoteError as exc:
-            error = str(exc)
-        if error is not None:
-            report.inputs[rel] = {"status": "invalid", "error": error}
-            if not ctx.dry_run:
-                with ctx.state_lock:
-                    state.inputs[rel] = InputRecord(hash=digest, status="invalid", error=error,
-                                                    run=report.run_id)
-            continue
-        report.files_changed += 1
-        yield rel, note, digest
-
-
-def _material(note: Note) -> str:
-    text = note.text
-    if len(text) > PER_NOTE_CHARS:
-        text = text[:PER_NOTE_CHARS] + f"\n[... truncated at {PER_NOTE_CHARS} characters; call read " \
-                                       "for the rest]"
-    return f"### {note.path}\n{text}"
-
-
-def _batches(items: list[tuple[str, Note, str]], budget: int) -> Iterator[list[tuple[str, Note, str]]]:
-    batch: list[tuple[str, Note, str]] = []
-    size = 0
-    for item in items:
-        length = min(len(item[1].text), PER_NOTE_CHARS)
-        if batch and size + length > budget:
-            yield batch
-            batch, size = [], 0
-        batch.append(item)
-        size += length
-    if batch:
-        yield batch
-
-
-def _extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]]) -> list[Unit]:
-    paths = [rel for rel, _, _ in batch]
-    material = "\n\n".join(_material(note) for _, note, _ in batch)
-    language = ctx.settings.language if ctx.settings.language != "auto" else \
-        detect_language(material[:20_000])
-    messages = prompts.extract_messages(
-        date=ctx.window.date if ctx.window else ctx.today,
-        window=list(ctx.window.days) if ctx.window else [], hint=ctx.hint,
-        max_units=ctx.max_units, changed_paths=paths, material=material, language=language)
-    ws = UnitWorkspace(ctx.vault, ctx.settings, None, lambda q, n, b: [])
-    folders = ctx.settings.folders
-    allowed = set(paths)
-
-    def judge(text: str) -> Accept[list[Unit]] | Feedback:
-        data = parse_object(text, ("units",)) or parse_object(text, ("memory_units",))
-        if data is None:
-            return Feedback('Answer with one JSON object {"units": [...]} and nothing else.')
-        raw = data.get("units", data.get("memory_units"))
-        if not isinstance(raw, list):
-            return Feedback('"units" must be a list of {name, bucket, summary, paths}.')
-        units: list[Unit] = []
-        for item in raw:
-            unit, warnings = parse_unit(item, source_prefixes=(folders.daily + "/",
-                                                               folders.resource + "/"),
-                                        allowed_paths=allowed)
-            ctx.report.warnings.extend(warnings)
-            if unit is not None and unit.id not in {u.id for u in units}:
-                units.append(unit)
-        if ctx.max_units and len(units) > ctx.max_units:
-            ctx.report.warnings.append(f"extraction returned {len(units)} units; kept the first "
-                                       f"{ctx.max_units}")
-            units = units[:ctx.max_units]
-        return Accept(units)
-
-    units, transcript = run_loop(ctx.model, messages, toolbox(ws, read_only=True), judge,
-                                 max_steps=ctx.settings.auto_dream.max_steps, max_repairs=1)
-    ctx.report.tokens_in += transcript.usage.prompt_tokens
-    ctx.report.tokens_out += transcript.usage.completion_tokens
-    return units
-
-
-def extract_step(ctx: RunContext) -> None:
-    """`dream_extract_step`: changed inputs -> units, recorded as pending in the checkpoint."""
-    changed = list(_changed_inputs(ctx))
-    ctx.reporter.start("extract", len(changed))
-    for batch in _batches(changed, ctx.settings.auto_dream.batch_chars):
-        try:
-            units = _extract_batch(ctx, batch)
-        except (LoopError, ModelError, RemelinkError) as exc:
-            for rel, _, _ in batch:
-                ctx.report.inputs[rel] = {"status": "failed", "error": f"extraction: {exc}"}
-                ctx.reporter.advance("extract", rel)
-            ctx.report.errors.append(f"extraction failed for {len(batch)} note(s): {exc}")
-            continue
-        with ctx.state_lock:
-            ids = ctx.state.add_units(units, ctx.report.run_id)
-            by_path: dict[str, list[str]] = {}
-            for unit, uid in zip(units, ids, strict=True):
-                for p in unit.paths:
-                    by_path.setdefault(p, []).append(uid)
-            for rel, _, digest in batch:
-                unit_ids = by_path.get(rel, [])
-                ctx.state.inputs[rel] = InputRecord(hash=digest, status="pending", units=unit_ids,
-                                                    run=ctx.report.run_id)
-                ctx.report.inputs[rel] = {"status": "extracted", "units": unit_ids}
-                ctx.reporter.advance("extract", rel)
-            ctx.report.units_extracted += len(units)
-        ctx.save_state()
 
 
 # -- integrate ----------------------------------------------------------------------------------
-def _units_to_integrate(ctx: RunContext) -> list[Unit]:
-    """Pending units, plus failed ones that still have attempts left (or all with
-    --retry-failed), in extraction order."""
+def _units_to_integrate(ctx: RunContext) -> tuple[list[Unit], list[UnitRecord]]:
+    """(units to integrate, units out of attempts): pending units, plus failed ones that still
+    have attempts left (all of them with --retry-failed), in extraction order."""
     max_attempts = ctx.settings.auto_dream.max_attempts
-    out = []
+    todo: list[Unit] = []
+    gave_up: list[UnitRecord] = []
     for rec in ctx.state.units.values():
         if rec.status == "pending":
-            out.append(rec.unit)
+            todo.append(rec.unit)
         elif rec.status == "failed":
             if ctx.retry_failed:
                 rec.attempts = 0
-                out.append(rec.unit)
+                todo.append(rec.unit)
             elif rec.attempts < max_attempts:
-                out.append(rec.unit)
-    return out
+                todo.append(rec.unit)
+            else:
+                gave_up.append(rec)
+    return todo, gave_up
 
 
-def _audit_entry(ctx: RunContext, result: UnitResult) -> dict[str, Any]:
+def _audit_entry(ctx: RunContext, result: UnitResult, attempts: int) -> dict[str, Any]:
     unit = result.unit
     return {
         "run": ctx.report.run_id, "unit": unit.id, "name": unit.name, "bucket": unit.bucket,
         "paths": list(unit.paths), "status": result.status, "action": result.action,
-        "target": result.target, "note": result.note, "error": result.error,
+        "target": result.target, "changed": result.changed, "note": result.note,
+        "error": result.error,
         "candidates": [{"path": p, "score": round(s, 4)} for p, s in result.candidates],
         "classification": dict(result.classification), "related": list(result.related),
         "model": result.model, "tokens_in": result.usage.prompt_tokens,
         "tokens_out": result.usage.completion_tokens, "steps": result.steps,
         "repairs": result.repairs, "duration_ms": round(result.seconds * 1000),
-        "dry_run": ctx.dry_run,
+        "attempts": attempts, "content_hash": result.content_hash,
+        "warnings": list(result.warnings), "dry_run": ctx.dry_run,
     }
 
 
 def integrate_step(ctx: RunContext) -> None:
-    """`dream_integrate_step`: each pending unit lands in exactly one node (auto-link)."""
-    units = _units_to_integrate(ctx)
+    """`dream_integrate_step`: each pending unit lands in exactly one node (auto-link).
+
+    With `auto_dream.concurrency` > 1 units run in parallel threads; integrate.py serialises
+    units that touch the same node (target claims, a commit check). A model that fails as a
+    backend (ModelError: no key, outage) stops the step: the remaining units are skipped
+    without using up an attempt."""
+    units, gave_up = _units_to_integrate(ctx)
+    max_attempts = ctx.settings.auto_dream.max_attempts
+    for rec in gave_up:
+        ctx.report.units.append(UnitOutcome(
+            id=rec.unit.id, name=rec.unit.name, bucket=rec.unit.bucket,
+            paths=list(rec.unit.paths), status="skipped", attempts=rec.attempts,
+            error=f"gave up after {rec.attempts} of {max_attempts} attempt(s) (last error: "
+                  f"{rec.error}); rerun with --retry-failed"))
     ctx.reporter.start("integrate", len(units))
     if not units:
         return
     state = ctx.state
+    run_id = ctx.report.run_id
 
     def on_commit(unit: Unit, target: str, digest: str) -> None:
-        # Write-ahead: the checkpoint names the bytes before they replace the node.
+        # Write-ahead: the checkpoint names the bytes before they replace the node. Called
+        # under integrate's commit lock, so the node on disk is stable while we look at it.
+        path = ctx.vault / target
         with ctx.state_lock:
-            rec = state.units[unit.id]
-            rec.status, rec.target, rec.commit_hash = "committing", target, digest
+            exists = path.is_file()
+            if exists:
+                state.settle_landed(target, sha256(path.read_bytes()), except_unit=unit.id)
+            state.mark_committing(unit.id, target, digest, run_id, created=not exists)
             ctx.save_state()
 
     ictx = IntegrationContext(vault=ctx.vault, settings=ctx.settings, model=ctx.model,
                               index=ctx.index, files=VaultFiles.scan(ctx.vault), today=ctx.today,
                               on_commit=None if ctx.dry_run else on_commit)
+    broken: list[str] = []
+    stop = threading.Event()
 
-    def one(unit: Unit) -> UnitResult:
-        return integrate_unit(ictx, unit, dry_run=ctx.dry_run)
+    workers = max(1, ctx.settings.auto_dream.concurrency)
+    ctx.rebind_model()
 
-    def settle(result: UnitResult) -> None:
+    def one(unit: Unit) -> tuple[UnitResult, bool]:
+        if stop.is_set():
+            return UnitResult(unit=unit, status="failed", model=ctx.model.name,
+                              infrastructure=True,
+                              error=f"not attempted: the model failed on unit {broken[0]!r}"), False
+        if workers == 1:
+            ctx.rebind_model()  # see RunContext.rebind_model: decisions independent of history
+        result = integrate_unit(ictx, unit, dry_run=ctx.dry_run)
+        if result.infrastructure and not stop.is_set():
+            broken.append(unit.name)
+            stop.set()
+        return result, True
+
+    def settle(result: UnitResult, attempted: bool) -> None:
+        unit = result.unit
+        if not attempted:
+            ctx.report.units.append(UnitOutcome(
+                id=unit.id, name=unit.name, bucket=unit.bucket, paths=list(unit.paths),
+                status="skipped", error=result.error, attempts=state.units[unit.id].attempts))
+            ctx.reporter.advance("integrate", f"SKIPPED {unit.name}")
+            return
         with ctx.state_lock:
-            rec = state.units[result.unit.id]
-            rec.attempts += 1
-            rec.run = ctx.report.run_id
+            rec = state.units[unit.id]
+            # An outage (ModelError: no key, server down) is no fault of the unit: it costs no
+            # attempt, so a unit never gives up because the backend was away for a few runs.
+            attempts = rec.attempts + (0 if result.infrastructure else 1)
+        # The audit line goes first: once it says done, recovery counts the unit as done even
+        # if the run dies before the state below is saved.
+        ctx.audit.record(_audit_entry(ctx, result, attempts))
+        with ctx.state_lock:
+            rec.attempts = attempts
+            rec.run = run_id
             if result.ok:
                 rec.status, rec.action, rec.target, rec.error = \
                     "done", result.action, result.target, None
                 rec.commit_hash = result.content_hash
-                if result.changed and result.target and "auto_tag_step" in \
-                        ctx.settings.auto_dream.steps:
-                    state.note_written(result.target)
                 if result.changed and result.target:
-                    bucket = ctx.report.created if result.action == "CREATE" else ctx.report.updated
+                    state.note_written(result.target)
+                    created = result.action == "CREATE"
                     if result.target not in ctx.report.created + ctx.report.updated:
-                        bucket.append(result.target)
+                        (ctx.report.created if created else ctx.report.updated).append(
+                            result.target)
                     if result.diff:
-                        ctx.report.diffs[result.target] = ctx.report.diffs.get(result.target, "") \
-                            + result.diff
+                        ctx.report.diffs[result.target] = \
+                            ctx.report.diffs.get(result.target, "") + result.diff
+                ctx.report.warnings.extend(f"{result.target}: {w}" for w in result.warnings)
             else:
                 rec.status, rec.error = "failed", result.error
             ctx.report.units.append(UnitOutcome(
-                id=result.unit.id, name=result.unit.name, bucket=result.unit.bucket,
-                paths=list(result.unit.paths), status=result.status, action=result.action,
-                target=result.target, note=result.note, error=result.error,
-                attempts=rec.attempts))
+                id=unit.id, name=unit.name, bucket=unit.bucket, paths=list(unit.paths),
+                status=result.status, action=result.action, target=result.target,
+                note=result.note, error=result.error, attempts=attempts))
             ctx.report.tokens_in += result.usage.prompt_tokens
             ctx.report.tokens_out += result.usage.completion_tokens
             ctx.save_state()
-        ctx.audit.record(_audit_entry(ctx, result))
-        label = f"{result.action or 'FAILED'} {result.target or result.unit.name}"
-        ctx.reporter.advance("integrate", label)
+        ctx.reporter.advance("integrate", f"{result.action or 'FAILED'} "
+                                          f"{result.target or unit.name}")
 
-    workers = max(1, ctx.settings.auto_dream.concurrency)
-    if workers == 1 or ctx.dry_run:
+    if workers == 1 or ctx.dry_run or len(units) == 1:
         for unit in units:
-            settle(one(unit))
-    else:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="unit") as pool:
-            for result in pool.map(one, units):
-                settle(result)
+            settle(*one(unit))
+        return
+    first = len(ctx.report.units)
+    order = {u.id: i for i, u in enumerate(units)}
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="unit") as pool:
+        futures: list[Future[tuple[UnitResult, bool]]] = [pool.submit(one, u) for u in units]
+        try:
+            # Settle as each unit finishes: the shorter the time between a commit and its
+            # checkpoint, the less a crash leaves to recovery.
+            for future in as_completed(futures):
+                settle(*future.result())
+        except BaseException:
+            stop.set()
+            broken.append("(interrupted)")
+            for future in futures:
+                future.cancel()
+            raise
+    # A unit that lost a race (it decided to create a node another unit created first, or
+    # found its target changed at commit) gets one more try now, alone, with the vault as the
+    # others left it. Its first try counted as an attempt and stays in the audit trail.
+    retry = [o for o in ctx.report.units[first:] if o.status == "failed"]
+    if retry and not stop.is_set():
+        by_id = {u.id: u for u in units}
+        ctx.report.units[first:] = [o for o in ctx.report.units[first:] if o.status != "failed"]
+        for outcome in retry:
+            settle(*one(by_id[outcome.id]))
+    ctx.report.units[first:] = sorted(ctx.report.units[first:],
+                                      key=lambda o: order.get(o.id, len(order)))
 
 
 # -- finish -------------------------------------------------------------------------------------
@@ -267,27 +192,23 @@ def finish_step(ctx: RunContext) -> None:
     """`dream_finish_step`: checkpoint inputs whose units are all done; failed ones stay open so
     the next run retries them (up to max_attempts), and are reported by `remelink status`."""
     max_attempts = ctx.settings.auto_dream.max_attempts
+    attempted = {u.id for u in ctx.report.units if u.status in ("done", "failed")}
+    failed_now = {u.id for u in ctx.report.units if u.status == "failed"}
     with ctx.state_lock:
         for rel, rec in ctx.state.inputs.items():
             before = rec.status
             status = ctx.state.input_status(rel, max_attempts)
-            if status == before and rel not in ctx.report.inputs:
-                continue
-            if not ctx.dry_run:
-                rec.status = status
+            rec.status = status  # in a dry run the state is never saved
             if status == "processed" and before != "processed":
                 ctx.report.checkpointed.append(rel)
             entry = ctx.report.inputs.get(rel)
-            if entry is not None and entry.get("status") in ("invalid",):
+            touched = (entry is not None and entry.get("status") == "extracted") or \
+                any(u in attempted for u in rec.units)
+            if not touched or status == "invalid":
                 continue
-            if entry is not None and entry.get("status") == "skipped" and status == before:
-                continue
-            if entry is not None or status != before:
-                entry = ctx.report.inputs.setdefault(rel, {})
-                entry["status"] = {"processed": "processed", "failed": "failed"}.get(
-                    status, "pending")
-        ctx.state.runs.append({
-            "id": ctx.report.run_id, "date": ctx.today, "finished": time.strftime(
-                "%Y-%m-%dT%H:%M:%S%z"), "counts": ctx.report.counts(),
-            "ok": ctx.report.ok})
+            shown = "failed" if status == "failed" or any(u in failed_now for u in rec.units) \
+                else "processed" if status == "processed" else "pending"
+            entry = ctx.report.inputs.setdefault(rel, {})
+            entry["status"] = shown
+            entry["units"] = list(rec.units)
     ctx.save_state()

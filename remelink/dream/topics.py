@@ -3,11 +3,11 @@
 repeating a topic of the same day or of the previous `topic_diversity_days` days (titles compared
 lowercased with punctuation folded).
 
-Candidates are this run's units whose notes belong to the target date. The model (LLM or local
-engine) selects and words them (`{"topics": [...]}`); a deterministic merge always has the last
-word. An existing file that is invalid is reported and left untouched; an unchanged result does
-not rewrite the file. This file is the one thing remelink writes under `daily/`: it is its own
-output, never a raw note.
+Candidates are the integrated units (from the checkpoint) whose notes belong to the date. The
+model (LLM or local engine) selects and words them (`{"topics": [...]}`); a deterministic merge
+always has the last word. An existing file that is invalid is reported and left untouched; an
+unchanged result does not rewrite the file. This file is the one thing remelink writes under
+`daily/`: it is its own output, never a raw note.
 """
 
 from __future__ import annotations
@@ -82,23 +82,24 @@ def _clean(t: Any, allowed_paths: set[str] | None) -> dict[str, Any]:
         paths = [p for p in paths if p in allowed_paths]
     evidence = t.get("evidence")
     return {"title": title.strip(), "reason": reason.strip(),
-            "evidence": evidence.strip() if isinstance(evidence, str) else (paths[0] if paths else ""),
+            "evidence": evidence.strip() if isinstance(evidence, str)
+            else (paths[0] if paths else ""),
             "keywords": keywords[:8], "paths": paths}
 
 
 def _candidates(ctx: RunContext, date: str) -> list[dict[str, Any]]:
+    """Integrated units whose notes belong to `date`, in extraction order. Taken from the
+    checkpoint rather than this run's report, so a run resumed after a crash, or a rerun that
+    found nothing new, sees the same candidates (and writes nothing new)."""
     daily = ctx.settings.folders.daily
     prefixes = (f"{daily}/{date}/", f"{daily}/{date}.")
     out = []
-    seen = set()
-    for outcome in ctx.report.units:
-        rec = ctx.state.units.get(outcome.id)
-        if rec is None:
+    for rec in ctx.state.units.values():
+        if rec.status != "done":
             continue
         paths = [p for p in rec.unit.paths if p.startswith(prefixes)]
-        if not paths or rec.unit.id in seen:
+        if not paths:
             continue
-        seen.add(rec.unit.id)
         out.append({"title": rec.unit.name, "reason": rec.unit.summary, "paths": paths,
                     "sources": len(rec.unit.paths), "bucket": rec.unit.bucket})
     return out
@@ -134,7 +135,8 @@ def topics_step(ctx: RunContext) -> None:
     end = dt.date.fromisoformat(date)
     for i in range(1, ctx.settings.auto_dream.topic_diversity_days + 1):
         day = (end - dt.timedelta(days=i)).isoformat()
-        recent += _load(ctx.vault / ctx.settings.folders.daily / day / "interests.yaml", strict=False)
+        recent += _load(ctx.vault / ctx.settings.folders.daily / day / "interests.yaml",
+                        strict=False)
     count = ctx.settings.auto_dream.topic_count
     allowed = {p for c in candidates for p in c["paths"]}
     selected: list[dict[str, Any]]
@@ -177,7 +179,8 @@ def _select(ctx: RunContext, candidates: list[dict[str, Any]], same_day: list[di
     task = {"task": "topics", "candidates": candidates, "same_day": same_day,
             "recent": [t["title"] for t in recent], "count": count}
     messages = [{"role": "system", "content": SYSTEM.format(count=count)},
-                {"role": "user", "content": f"```json\n{json.dumps(task, ensure_ascii=False)}\n```"}]
+                {"role": "user",
+                 "content": f"```json\n{json.dumps(task, ensure_ascii=False)}\n```"}]
 
     def judge(text: str) -> Accept[list[dict[str, Any]]] | Feedback:
         data = parse_object(text, ("topics",))

@@ -1,0 +1,193 @@
+"""`dream_extract_step` (SPEC §8): the raw notes whose content changed since they were last
+processed become memory units, recorded as pending in the checkpoint.
+
+Notes are read here and nowhere else in the pipeline's first step: an unreadable note (invalid
+frontmatter, binary, not UTF-8, empty, over `limits.max_note_bytes`) is reported, recorded as
+invalid with its hash (so it is reported again until it changes) and never rewritten. Changed
+notes go to the model in batches (`auto_dream.batch_chars`); the answer `{units: [...]}` is
+parsed at the boundary, and paths outside the batch are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from remelink import prompts
+from remelink.agent import Accept, Feedback, LoopError, parse_object, run_loop
+from remelink.dream.context import RunContext
+from remelink.dream.inputs import scan_inputs
+from remelink.dream.state import InputRecord, sha256
+from remelink.errors import ModelError, NoteError, RemelinkError
+from remelink.evidence import detect_language
+from remelink.tools.vault_tools import toolbox
+from remelink.units import Unit, parse_unit
+from remelink.vault import frontmatter
+from remelink.vault.notes import Note, decode, is_blank
+from remelink.workspace import UnitWorkspace
+
+PER_NOTE_CHARS = 20_000
+
+
+def problem(exc: BaseException, rel: str) -> str:
+    """An error as one line without the path in front (the report puts it there)."""
+    text = " ".join(str(exc).split())
+    return text.removeprefix(f"{rel}: ")
+
+
+def _changed_inputs(ctx: RunContext) -> Iterator[tuple[str, Note, str]]:
+    """(path, note, hash) for every input whose content changed since it was processed.
+
+    Unchanged inputs are skipped; invalid ones are reported every run until they are fixed, and
+    never rewritten (nothing here writes to the vault)."""
+    state, report = ctx.state, ctx.report
+    paths = scan_inputs(ctx.vault, ctx.settings, ctx.window)
+    report.files_scanned = len(paths)
+    limit = ctx.settings.max_note_bytes
+    for rel in paths:
+        path = ctx.vault / rel
+        data: bytes | None = None
+        try:
+            st = path.stat()
+            if st.st_size > limit:
+                # Not read at all: a 50 MB file costs a stat, and its "hash" is its stat.
+                digest = f"stat:{st.st_size}:{st.st_mtime_ns}"
+            else:
+                data = path.read_bytes()
+                digest = sha256(data)
+        except OSError as exc:
+            report.inputs[rel] = {"status": "invalid",
+                                  "error": f"cannot read: {exc.strerror or exc}"}
+            continue
+        known = state.inputs.get(rel)
+        if known is not None and known.hash == digest:
+            if known.status == "invalid":
+                report.inputs[rel] = {"status": "invalid", "error": known.error}
+            else:
+                report.files_unchanged += 1
+                report.inputs[rel] = {"status": "skipped"}
+            continue
+        error = None
+        try:
+            if data is None:
+                raise NoteError(f"file is {st.st_size / 1048576:.1f} MiB, over the "
+                                f"{limit / 1048576:g} MiB limit for notes", path=rel,
+                                hint="split it, or raise limits.max_note_bytes")
+            note = decode(rel, data, max_bytes=limit)
+            if is_blank(note):
+                raise NoteError("empty note: nothing to extract", path=rel)
+            if note.frontmatter_text is not None or note.text.startswith("---"):
+                frontmatter.load(note)
+        except NoteError as exc:
+            error = problem(exc, rel)
+        if error is not None:
+            report.inputs[rel] = {"status": "invalid", "error": error}
+            with ctx.state_lock:
+                state.inputs[rel] = InputRecord(hash=digest, status="invalid", error=error,
+                                                run=report.run_id)
+            continue
+        report.files_changed += 1
+        yield rel, note, digest
+
+
+def _material(note: Note) -> str:
+    text = note.text
+    if len(text) > PER_NOTE_CHARS:
+        text = text[:PER_NOTE_CHARS] + \
+            f"\n[... truncated at {PER_NOTE_CHARS} characters; call read for the rest]"
+    return f"### {note.path}\n{text}"
+
+
+Changed = tuple[str, Note, str]  # (path, note, content hash)
+
+
+def _batches(items: list[Changed], budget: int) -> Iterator[list[Changed]]:
+    batch: list[Changed] = []
+    size = 0
+    for item in items:
+        length = min(len(item[1].text), PER_NOTE_CHARS)
+        if batch and size + length > budget:
+            yield batch
+            batch, size = [], 0
+        batch.append(item)
+        size += length
+    if batch:
+        yield batch
+
+
+def _extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]]) -> list[Unit]:
+    paths = [rel for rel, _, _ in batch]
+    material = "\n\n".join(_material(note) for _, note, _ in batch)
+    language = ctx.settings.language if ctx.settings.language != "auto" else \
+        detect_language(material[:20_000])
+    messages = prompts.extract_messages(
+        date=ctx.window.date if ctx.window else ctx.today,
+        window=list(ctx.window.days) if ctx.window else [], hint=ctx.hint,
+        max_units=ctx.max_units, changed_paths=paths, material=material, language=language)
+    ws = UnitWorkspace(ctx.vault, ctx.settings, None, lambda q, n, b: [])
+    folders = ctx.settings.folders
+    allowed = set(paths)
+    warnings: list[str] = []
+
+    def judge(text: str) -> Accept[list[Unit]] | Feedback:
+        data = parse_object(text, ("units",)) or parse_object(text, ("memory_units",))
+        if data is None:
+            return Feedback('Answer with one JSON object {"units": [...]} and nothing else.')
+        raw = data.get("units", data.get("memory_units"))
+        if not isinstance(raw, list):
+            return Feedback('"units" must be a list of {name, bucket, summary, paths}.')
+        units: list[Unit] = []
+        warnings.clear()
+        for item in raw:
+            unit, found = parse_unit(item, source_prefixes=(folders.daily + "/",
+                                                            folders.resource + "/"),
+                                     allowed_paths=allowed)
+            warnings.extend(found)
+            if unit is not None and unit.id not in {u.id for u in units}:
+                units.append(unit)
+        if ctx.max_units and len(units) > ctx.max_units:
+            warnings.append(f"extraction returned {len(units)} units; kept the first "
+                            f"{ctx.max_units}")
+            units = units[:ctx.max_units]
+        return Accept(units)
+
+    units, transcript = run_loop(ctx.model, messages, toolbox(ws, read_only=True), judge,
+                                 max_steps=ctx.settings.auto_dream.max_steps, max_repairs=1)
+    ctx.report.warnings.extend(warnings)
+    ctx.report.tokens_in += transcript.usage.prompt_tokens
+    ctx.report.tokens_out += transcript.usage.completion_tokens
+    return units
+
+
+def extract_step(ctx: RunContext) -> None:
+    """`dream_extract_step`: changed inputs -> units, recorded as pending in the checkpoint."""
+    changed = list(_changed_inputs(ctx))
+    ctx.reporter.start("extract", len(changed))
+    for batch in _batches(changed, ctx.settings.auto_dream.batch_chars):
+        ctx.rebind_model()
+        try:
+            units = _extract_batch(ctx, batch)
+        except (LoopError, ModelError, RemelinkError) as exc:
+            # Not checkpointed: the notes count as changed again on the next run.
+            for rel, _, _ in batch:
+                ctx.report.inputs[rel] = {"status": "failed", "error": f"extraction: {exc}"}
+                ctx.reporter.advance("extract", rel)
+            ctx.report.errors.append(f"extraction failed for {len(batch)} note(s): {exc}")
+            if isinstance(exc, ModelError):
+                break  # the next batch would meet the same outage
+            continue
+        with ctx.state_lock:
+            state = ctx.state
+            ids = state.add_units(units, ctx.report.run_id)
+            by_path: dict[str, list[str]] = {}
+            for unit, uid in zip(units, ids, strict=True):
+                for p in unit.paths:
+                    by_path.setdefault(p, []).append(uid)
+            for rel, _, digest in batch:
+                unit_ids = by_path.get(rel, [])
+                state.drop_stale_units(rel, unit_ids)
+                state.inputs[rel] = InputRecord(hash=digest, status="pending", units=unit_ids,
+                                                run=ctx.report.run_id)
+                ctx.report.inputs[rel] = {"status": "extracted", "units": unit_ids}
+                ctx.reporter.advance("extract", rel)
+            ctx.report.units_extracted += len(units)
+            ctx.save_state()
