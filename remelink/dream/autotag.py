@@ -100,9 +100,16 @@ class VaultTags:
     def __init__(self, by_node: dict[str, list[str]], exclude: set[str] | None = None) -> None:
         self.by_node = {rel: tags for rel, tags in by_node.items()
                         if rel not in (exclude or set())}
+        self._spellings: list[str] | None = None
 
     def spellings(self) -> list[str]:
-        """One spelling per tag (case-insensitive), sorted; the most used spelling wins."""
+        """One spelling per tag (case-insensitive), sorted; the most used spelling wins.
+        Computed once per pass: the snapshot does not change while the pass runs."""
+        if self._spellings is None:
+            self._spellings = self._vote()
+        return self._spellings
+
+    def _vote(self) -> list[str]:
         votes: dict[str, dict[str, int]] = {}
         for tags in self.by_node.values():
             for tag in tags:

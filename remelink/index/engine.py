@@ -127,6 +127,15 @@ def open_index(directory: Path) -> Any:
 # index holds deleted documents (cheap: a short posting list); longer lists keep Whoosh's count,
 # which includes deleted documents until their segment is merged (a small relative error).
 EXACT_DF_LIMIT = 256
+_SEGMENT_POSTINGS: dict[tuple[str, str, str], tuple[int, ...]] = {}
+_SEGMENT_POSTINGS_LIMIT = 500_000
+
+
+def _segment_id(leaf: Any) -> str:
+    segment = leaf.segment() if callable(getattr(leaf, "segment", None)) else None
+    if segment is None:
+        return f"reader-{id(leaf)}"
+    return f"{segment.index_name()}-{segment.segment_id()}"
 
 
 class LiveStats:
@@ -142,9 +151,14 @@ class LiveStats:
         self.reader = reader
         self.n = max(int(reader.doc_count()), 1)
         self.deleted: list[int] = []
+        # (leaf reader, its segment id, its deleted local doc numbers) for leaves with deletions
+        self._leaves: list[tuple[Any, str, frozenset[int]]] = []
         if reader.has_deletions():
             for leaf, base in reader.leaf_readers():
-                self.deleted += [base + d for d in getattr(leaf, "deleted_docs_set", ())]
+                gone = frozenset(getattr(leaf, "deleted_docs_set", ()) or ())
+                self.deleted += [base + d for d in gone]
+                if gone:
+                    self._leaves.append((leaf, _segment_id(leaf), gone))
         self._df: dict[tuple[str, str], int] = {}
         self._avg: dict[str, float] = {}
 
@@ -153,10 +167,37 @@ class LiveStats:
         value = self._df.get(key)
         if value is None:
             value = int(self.reader.doc_frequency(fieldname, term))
-            if value and self.deleted and value <= EXACT_DF_LIMIT:
-                value = sum(1 for _ in self.reader.postings(fieldname, term).all_ids())
+            if value and self._leaves and value <= EXACT_DF_LIMIT:
+                value -= sum(self._deleted_postings(leaf, segid, gone, fieldname, term)
+                             for leaf, segid, gone in self._leaves)
             self._df[key] = value
         return value
+
+    @staticmethod
+    def _deleted_postings(leaf: Any, segid: str, gone: frozenset[int], fieldname: str,
+                          term: str) -> int:
+        """How many of the term's postings in this segment belong to deleted documents.
+
+        A segment's postings never change once written (only its deletion set grows), so its
+        posting ids are cached by segment id across commits: after each one-node update only
+        the new, one-document segment is read."""
+        key = (segid, fieldname, term)
+        ids = _SEGMENT_POSTINGS.get(key)
+        if ids is None:
+            if not leaf.doc_frequency(fieldname, term):
+                ids = ()
+            else:
+                try:  # the raw postings (SegmentReader.postings filters the deletions out)
+                    raw = leaf._text_to_bytes(fieldname, term)
+                    fmt = leaf.schema[fieldname].format
+                    ids = tuple(leaf._terms.matcher(fieldname, raw, fmt).all_ids())
+                except AttributeError:  # another Whoosh layout: count the slow way, uncached
+                    live = sum(1 for _ in leaf.postings(fieldname, term).all_ids())
+                    return int(leaf.doc_frequency(fieldname, term)) - live
+            if len(_SEGMENT_POSTINGS) >= _SEGMENT_POSTINGS_LIMIT:
+                _SEGMENT_POSTINGS.clear()
+            _SEGMENT_POSTINGS[key] = ids
+        return sum(1 for i in ids if i in gone)
 
     def avg_length(self, fieldname: str) -> float:
         """Average live field length. Whoosh keeps exact totals but per-document lengths only

