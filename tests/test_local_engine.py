@@ -60,3 +60,20 @@ def test_name_phrases_and_mentions() -> None:
     assert tx.mentions("see block-anchors", "block-anchors")
     assert not tx.mentions("the index page", "index")
     assert tx.mentions("所有写入日志的手机号必须先脱敏", "必须先脱敏")
+
+
+def test_new_node_names_are_slugs_even_when_long_and_numbered() -> None:
+    from remelink.models.local import LocalModel
+    from remelink.vault.paths import slugify
+
+    long_summary = ("Hiro prefers feature flags over config pushes for every shipping service of "
+                    "Project Quartz Voyager cache TTL change, and asks for it in every review.")
+    choices = LocalModel._create_candidates("digest", "personal", "Hiro prefers feature flags",
+                                            long_summary)
+    assert choices[0][0] == "digest/personal/hiro-prefers-feature-flags.md"
+    assert choices[1][1] != "Hiro prefers feature flags"  # a longer, distinguishing title
+    for path, _ in choices:
+        stem = path.rsplit("/", 1)[-1][:-3]
+        assert stem == slugify(stem), stem
+        assert len(stem) <= 80
+    assert len({p for p, _ in choices}) == len(choices)

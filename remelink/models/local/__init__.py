@@ -39,6 +39,7 @@ from remelink.vault.notes import Note, parse_text
 from remelink.vault.paths import slugify
 
 MAX_READS = 6
+PROBES = 4  # file names probed per turn for a new node
 MAX_RELATED = 3   # related nodes linked on similarity
 MAX_MENTIONS = 8  # related nodes linked because the unit names them
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
@@ -179,13 +180,13 @@ class LocalModel:
             return turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
 
         hits = self._hits(searches)
-        slug = slugify(name)
-        own = f"{digest}/{bucket}/{slug}.md"
+        own = f"{digest}/{bucket}/{slugify(name)}.md"
         if not reads:
             ranked = self._rank(unit_text, hits)
             wanted = [h.path for h, s in ranked[:MAX_READS] if s >= decide.T_RELATED_LEXICAL / 2]
-            probes = [p for p in self._slug_candidates(digest, bucket, slug) if p not in wanted]
-            return turn([("read", {"path": p}) for p in wanted + probes[:3]], "r")
+            probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
+                      if p not in wanted]
+            return turn([("read", {"path": p}) for p in wanted + probes[:PROBES]], "r")
 
         notes: dict[str, Note] = {}
         missing: set[str] = set()
@@ -232,9 +233,21 @@ class LocalModel:
         return sorted(scored, key=lambda hs: (-hs[1], -hs[0].score))
 
     @staticmethod
-    def _slug_candidates(digest: str, bucket: str, slug: str) -> list[str]:
-        base = f"{digest}/{bucket}/{slug}"
-        return [f"{base}.md", f"{base}-2.md", f"{base}-3.md"]
+    def _create_candidates(digest: str, bucket: str, name: str, summary: str
+                           ) -> list[tuple[str, str]]:
+        """(path, title) choices for a new node, best first: the unit's name; when another
+        node has that name already, a longer title from the summary, which usually tells the
+        two apart; then numbered variants of it."""
+        titles = [name]
+        longer = tx.title_from(summary, max_words=18, cut_words=14)
+        if longer and slugify(longer) != slugify(name):
+            titles.append(longer)
+        out = [(f"{digest}/{bucket}/{slugify(t)}.md", t) for t in titles]
+        last = titles[-1]
+        # A numbered name stays within the slug length limit, or it would not be a slug.
+        out += [(f"{digest}/{bucket}/{slugify(last, max_length=80 - len(str(i)) - 1)}-{i}.md",
+                 last) for i in range(2, 20)]
+        return out
 
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
                  semantic: bool = True) -> decide.Comparison:
@@ -304,12 +317,18 @@ class LocalModel:
             classes[target] = "same_abstraction"
             return self._update(target, note, comp, name, summary, points, bucket, lang,
                                 related, sources, today, classes)
-        free: str | None = own if own in missing else next(
-            (p for p in self._slug_candidates(self.settings.folders.digest, bucket, slugify(name))
-             if p in missing), None)
+        choices = self._create_candidates(self.settings.folders.digest, bucket, name, summary)
+        free = next(((p, t) for p, t in choices if p in missing), None)
         if free is None:
+            probed = missing | set(notes)
+            unprobed = [p for p, _ in choices if p not in probed]
+            if unprobed:  # every name probed so far is taken: probe the next ones
+                return turn([("read", {"path": p}) for p in unprobed[:PROBES]], f"r{len(probed)}-")
             return AssistantTurn(
                 text=f"No free file name for {name!r}: {own} and its variants exist.")
+        free_path, title = free
+        if title != name:
+            name = title
         kind = str(unit.get("kind") or "")
         roles = [(sources[0], kind or _default_role(bucket))] + \
             [(s, "corroborate") for s in sources[1:]]
@@ -320,7 +339,7 @@ class LocalModel:
         return AssistantTurn(
             text=_plan("CREATE", classes),
             tool_calls=(ToolCall("w1", "write", json.dumps(
-                {"path": free, "name": name, "description": description, "content": body,
+                {"path": free_path, "name": name, "description": description, "content": body,
                  "metadata": metadata}, ensure_ascii=False)),))
 
     def _update(self, target: str, note: Note, comp: decide.Comparison, name: str, summary: str,
