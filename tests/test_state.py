@@ -175,3 +175,61 @@ def test_input_status() -> None:
     assert state.input_status("n", 2) == "failed"
     state.inputs["empty"] = InputRecord("h", units=[])
     assert state.input_status("empty", 3) == "processed"
+
+
+# -- the journal ---------------------------------------------------------------------------------
+def test_journal_records_survive_without_a_full_save(tmp_path: Path) -> None:
+    a, b = unit("A"), unit("B", ("daily/2026-06-01/b.md",))
+    vault, state = vault_with(tmp_path, a, b)
+    state.save()
+    state.inputs["daily/2026-06-01/a.md"] = InputRecord(hash="h1", units=[a.id])
+    state.mark_committing(a.id, NODE, "abc", "r1", created=True)
+    state.log(units=[a.id], inputs=["daily/2026-06-01/a.md"])
+    state.pending_tags.append(NODE)
+    state.log(meta=True)
+    journal = vault / ".remelink" / "state.journal"
+    assert journal.is_file()
+    again = State.load(vault)  # a killed run: state.json plus the journal
+    assert again.units[a.id].status == "committing" and again.units[a.id].commit_hash == "abc"
+    assert again.units[b.id].status == "pending"
+    assert again.inputs["daily/2026-06-01/a.md"].hash == "h1"
+    assert again.pending_tags == [NODE]
+    again.save()  # the end of a run folds the journal in and drops it
+    assert not journal.exists()
+    assert State.load(vault).units[a.id].status == "committing"
+
+
+def test_a_torn_last_journal_line_is_ignored(tmp_path: Path) -> None:
+    a = unit("A")
+    vault, state = vault_with(tmp_path, a)
+    state.save()
+    state.units[a.id].status = "done"
+    state.log(units=[a.id])
+    journal = vault / ".remelink" / "state.journal"
+    with journal.open("ab") as fh:  # a kill in the middle of the next append
+        fh.write(b'{"t": "unit", "id": "' + a.id.encode() + b'", "r": {"name": "A", "bu')
+    assert State.load(vault).units[a.id].status == "done"
+
+
+def test_a_damaged_journal_line_before_the_end_stops_the_run(tmp_path: Path) -> None:
+    a = unit("A")
+    vault, state = vault_with(tmp_path, a)
+    state.save()
+    journal = vault / ".remelink" / "state.journal"
+    journal.write_bytes(b"not json\n" + json.dumps(
+        {"t": "unit", "id": a.id, "r": state.units[a.id].to_json()}).encode() + b"\n")
+    before = journal.read_bytes()
+    with pytest.raises(StateError, match="journal is damaged at line 1"):
+        State.load(vault)
+    assert journal.read_bytes() == before
+
+
+def test_journal_deletes_dropped_units_and_works_without_state_json(tmp_path: Path) -> None:
+    a, b = unit("A"), unit("B", ("daily/2026-06-01/b.md",))
+    vault, state = vault_with(tmp_path, a, b)
+    state.log(units=[a.id, b.id])  # no state.json yet: the journal alone
+    assert not (vault / STATE_FILE).exists()
+    assert set(State.load(vault).units) == {a.id, b.id}
+    del state.units[b.id]
+    state.log(units=[b.id])
+    assert set(State.load(vault).units) == {a.id}

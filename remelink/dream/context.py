@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -165,7 +166,15 @@ class RunContext:
         if callable(bind):
             bind(self.index)
 
-    def save_state(self) -> None:
-        if not self.dry_run:
-            with self.state_lock:
+    def save_state(self, *, units: Iterable[str] = (), inputs: Iterable[str] = (),
+                   meta: bool = False) -> None:
+        """Make the state durable. Naming what changed appends just those records to the
+        journal (one fsynced line each); naming nothing rewrites the whole state."""
+        if self.dry_run:
+            return
+        units, inputs = list(units), list(inputs)
+        with self.state_lock:
+            if units or inputs or meta:
+                self.state.log(units=units, inputs=inputs, meta=meta)
+            else:
                 self.state.save()

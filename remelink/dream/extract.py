@@ -182,12 +182,13 @@ def extract_step(ctx: RunContext) -> None:
             for unit, uid in zip(units, ids, strict=True):
                 for p in unit.paths:
                     by_path.setdefault(p, []).append(uid)
+            touched = list(ids)
             for rel, _, digest in batch:
                 unit_ids = by_path.get(rel, [])
-                state.drop_stale_units(rel, unit_ids)
+                touched += state.drop_stale_units(rel, unit_ids)
                 state.inputs[rel] = InputRecord(hash=digest, status="pending", units=unit_ids,
                                                 run=ctx.report.run_id)
                 ctx.report.inputs[rel] = {"status": "extracted", "units": unit_ids}
                 ctx.reporter.advance("extract", rel)
             ctx.report.units_extracted += len(units)
-            ctx.save_state()
+            ctx.save_state(units=touched, inputs=[rel for rel, _, _ in batch])

@@ -14,6 +14,12 @@ knows when one was interrupted. `recover()` then settles every unit a killed run
 audit line saying done means done; a `committing` target that holds the recorded bytes means
 done; anything else never reached the vault, and the unit is pending again.
 
+Saving is cheap during a run: a changed record is appended to `.remelink/state.journal` (one
+JSON line, fsynced), so the write-ahead costs one small append, not a rewrite of a state that
+grows with every unit. `load()` replays the journal over state.json (a torn last line, left by a
+kill, is ignored); `save()` writes the whole state atomically and then drops the journal, which
+is what the end of every run does. Replaying is idempotent, so a crash between the two is safe.
+
 A state file from a newer version, or one that cannot be read, stops the run with a clear message
 and is never overwritten. The state is recoverable data: deleting it makes the next run process
 every note again (integration is additive, so nothing is lost, but work is repeated).
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,10 +38,12 @@ from typing import Any
 
 from remelink.errors import StateError
 from remelink.units import Unit
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import atomic_write, fsync_dir
 
 VERSION = 1
 STATE_FILE = ".remelink/state.json"
+JOURNAL_FILE = "state.journal"
+JOURNAL_PATH = ".remelink/state.journal"
 RUNS_DIR = ".remelink/runs"
 MAX_RUNS_KEPT = 30
 UNIT_STATUSES = ("pending", "committing", "done", "failed")
@@ -107,10 +116,12 @@ class State:
     @classmethod
     def load(cls, vault: Path) -> State:
         path = vault / STATE_FILE
-        if not path.exists():
-            return cls(path)
         hint = "restore it from version control, or move it away to start over (every note " \
                "is then processed again); the file was left untouched"
+        if not path.exists():
+            fresh = cls(path)
+            fresh._replay(hint)
+            return fresh
         try:
             data = json.loads(path.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -129,30 +140,55 @@ class State:
         state = cls(path)
         try:
             for rel, rec in (data.get("inputs") or {}).items():
-                status = str(rec.get("status", "pending"))
-                if status not in INPUT_STATUSES:
-                    raise ValueError(f"input {rel}: unknown status {status!r}")
-                state.inputs[rel] = InputRecord(
-                    hash=str(rec["hash"]), status=status,
-                    units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
-                    run=rec.get("run"))
+                state.inputs[rel] = _input_record(rel, rec)
             for uid, rec in (data.get("units") or {}).items():
-                status = str(rec.get("status", "pending"))
-                if status not in UNIT_STATUSES:
-                    raise ValueError(f"unit {uid}: unknown status {status!r}")
-                unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]),
-                            summary=str(rec["summary"]), paths=tuple(rec["paths"]), id=uid,
-                            points=tuple(rec.get("points") or ()), kind=str(rec.get("kind") or ""))
-                state.units[uid] = UnitRecord(
-                    unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
-                    error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
-                    commit_hash=rec.get("commit_hash"), run=rec.get("run"))
+                state.units[uid] = _unit_record(uid, rec)
             state.runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
             state.pending_tags = [str(p) for p in data.get("pending_tags") or []]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the checkpoint is malformed ({type(exc).__name__}: {exc})",
                              path=STATE_FILE, hint=hint) from None
+        state._replay(hint)
         return state
+
+    def _replay(self, hint: str) -> None:
+        """Apply the journal left by a run that did not finish (see the module docstring)."""
+        journal = self.path.with_name(JOURNAL_FILE)
+        try:
+            raw = journal.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StateError(f"cannot read the checkpoint journal: {exc.strerror or exc}",
+                             path=JOURNAL_PATH, hint=hint) from None
+        lines = raw.split(b"\n")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line.decode("utf-8"))
+                kind, key, rec = entry["t"], entry.get("id"), entry["r"]
+                if kind == "unit":
+                    if rec is None:
+                        self.units.pop(str(key), None)
+                    else:
+                        self.units[str(key)] = _unit_record(str(key), rec)
+                elif kind == "input":
+                    if rec is None:
+                        self.inputs.pop(str(key), None)
+                    else:
+                        self.inputs[str(key)] = _input_record(str(key), rec)
+                elif kind == "meta":
+                    self.runs = [r for r in rec.get("runs") or [] if isinstance(r, dict)]
+                    self.pending_tags = [str(p) for p in rec.get("pending_tags") or []]
+                else:
+                    raise ValueError(f"unknown record type {kind!r}")
+            except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                if number == len(lines) or all(not rest.strip() for rest in lines[number:]):
+                    break  # the last line, torn by a kill mid-append: it never took effect
+                raise StateError(f"the checkpoint journal is damaged at line {number} "
+                                 f"({type(exc).__name__}: {exc})", path=JOURNAL_PATH,
+                                 hint=hint) from None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,7 +201,38 @@ class State:
         }
 
     def save(self) -> None:
+        """Write the whole state atomically, then drop the journal it now contains."""
         atomic_write(self.path, render_json(self.to_json()))
+        journal = self.path.with_name(JOURNAL_FILE)
+        if journal.exists():
+            journal.unlink()
+            fsync_dir(journal.parent)
+
+    def log(self, *, units: Iterable[str] = (), inputs: Iterable[str] = (),
+            meta: bool = False) -> None:
+        """Append these records to the journal and fsync it: a durable save of what changed."""
+        lines = []
+        for uid in units:
+            rec = self.units.get(uid)
+            lines.append({"t": "unit", "id": uid, "r": rec.to_json() if rec is not None else None})
+        for rel in inputs:
+            record = self.inputs.get(rel)
+            lines.append({"t": "input", "id": rel,
+                          "r": record.to_json() if record is not None else None})
+        if meta:
+            lines.append({"t": "meta", "r": {"runs": self.runs[-MAX_RUNS_KEPT:],
+                                             "pending_tags": self.pending_tags}})
+        if not lines:
+            return
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+        journal = self.path.with_name(JOURNAL_FILE)
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     # -- runs --------------------------------------------------------------------------------
     def start_run(self, run_id: str, date: str | None) -> None:
@@ -213,14 +280,17 @@ class State:
         rec.status, rec.target, rec.commit_hash, rec.run = "committing", target, digest, run
         rec.action = "CREATE" if created else None
 
-    def settle_landed(self, target: str, on_disk: str, *, except_unit: str) -> None:
+    def settle_landed(self, target: str, on_disk: str, *, except_unit: str) -> list[str]:
         """Another unit is about to replace `target`: any unit still `committing` to it whose
-        bytes are on disk has landed (parallel units settle out of order)."""
+        bytes are on disk has landed (parallel units settle out of order). Returns their ids."""
+        landed = []
         for uid, rec in self.units.items():
             if uid != except_unit and rec.status == "committing" and rec.target == target \
                     and rec.commit_hash == on_disk:
                 rec.status, rec.error = "done", None
                 self.note_written(target)
+                landed.append(uid)
+        return landed
 
     def recover(self, vault: Path) -> list[Recovery]:
         """Settle units left open by killed runs (see the module docstring)."""
@@ -277,6 +347,27 @@ class State:
         if all(u.status == "done" for u in statuses):
             return "processed"
         return "pending"
+
+
+def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
+    status = str(rec.get("status", "pending"))
+    if status not in INPUT_STATUSES:
+        raise ValueError(f"input {rel}: unknown status {status!r}")
+    return InputRecord(hash=str(rec["hash"]), status=status,
+                       units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
+                       run=rec.get("run"))
+
+
+def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
+    status = str(rec.get("status", "pending"))
+    if status not in UNIT_STATUSES:
+        raise ValueError(f"unit {uid}: unknown status {status!r}")
+    unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]), summary=str(rec["summary"]),
+                paths=tuple(rec["paths"]), id=uid, points=tuple(rec.get("points") or ()),
+                kind=str(rec.get("kind") or ""))
+    return UnitRecord(unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
+                      error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
+                      commit_hash=rec.get("commit_hash"), run=rec.get("run"))
 
 
 def render_json(data: dict[str, Any]) -> str:

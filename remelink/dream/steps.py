@@ -83,10 +83,10 @@ def integrate_step(ctx: RunContext) -> None:
         path = ctx.vault / target
         with ctx.state_lock:
             exists = path.is_file()
-            if exists:
-                state.settle_landed(target, sha256(path.read_bytes()), except_unit=unit.id)
+            landed = state.settle_landed(target, sha256(path.read_bytes()),
+                                         except_unit=unit.id) if exists else []
             state.mark_committing(unit.id, target, digest, run_id, created=not exists)
-            ctx.save_state()
+            ctx.save_state(units=[unit.id, *landed], meta=bool(landed))
 
     ictx = IntegrationContext(vault=ctx.vault, settings=ctx.settings, model=ctx.model,
                               index=ctx.index, files=VaultFiles.scan(ctx.vault), today=ctx.today,
@@ -151,7 +151,7 @@ def integrate_step(ctx: RunContext) -> None:
                 note=result.note, error=result.error, attempts=attempts))
             ctx.report.tokens_in += result.usage.prompt_tokens
             ctx.report.tokens_out += result.usage.completion_tokens
-            ctx.save_state()
+            ctx.save_state(units=[unit.id], meta=bool(result.ok and result.changed))
         ctx.reporter.advance("integrate", f"{result.action or 'FAILED'} "
                                           f"{result.target or unit.name}")
 

@@ -5,6 +5,8 @@ JSON schemas derived from it, and a dispatcher whose every failure is a text res
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,11 +33,18 @@ class Tool(Generic[A]):
     handler: Callable[[A], str]
 
     def spec(self) -> ToolSpec:
-        schema = self.args.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-        return tool_spec(self.name, self.description, schema)
+        """The tool's JSON schema for the model (derived once per argument model: pydantic's
+        schema generation costs milliseconds, and every unit builds a fresh tool box)."""
+        return copy.deepcopy(_spec(self.name, self.description, self.args))
+
+
+@functools.lru_cache(maxsize=64)
+def _spec(name: str, description: str, args: type[BaseModel]) -> ToolSpec:
+    schema = args.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return tool_spec(name, description, schema)
 
 
 @dataclass(frozen=True)
