@@ -28,6 +28,16 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The optional embedder (the `embed` extra, installed by `make bench`) must not change test
+    results: CI runs without it, and golden files are made without it."""
+    monkeypatch.setenv("REMELINK_LOCAL__EMBEDDER", "none")  # for remelink subprocesses
+    from remelink.models.local import embed
+
+    monkeypatch.setattr(embed, "available", lambda setting="auto": False)
+
+
+@pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only loopback connections are allowed (the litellm test server lives there)."""
     real_connect = socket.socket.connect
