@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from remelink.config import load_settings
 from remelink.errors import NoteError
-from remelink.lint import Problem, _simple_frontmatter, lint_links
+from remelink.lint import Problem, lint_links
+from remelink.lint.checks import _simple_frontmatter
 from remelink.vault import frontmatter
 from remelink.vault.notes import parse_text
 
