@@ -77,3 +77,11 @@ def test_new_node_names_are_slugs_even_when_long_and_numbered() -> None:
         assert stem == slugify(stem), stem
         assert len(stem) <= 80
     assert len({p for p, _ in choices}) == len(choices)
+
+
+def test_a_title_is_mentioned_in_singular_or_plural_but_not_inside_a_link() -> None:
+    assert tx.mentions("Enqueue a job with an idempotency key, so", "Idempotency keys")
+    assert tx.mentions("see Space Script here", "Space Script")
+    assert not tx.mentions("see [[x|idempotency key]]", "Idempotency keys")
+    assert not tx.mentions("the indexes are rebuilt", "index")  # one plain word: too common
+    assert not tx.mentions("idempotency keyring", "Idempotency keys")

@@ -168,7 +168,10 @@ class LocalModel:
         repair = messages[-1].get("role") == "user" and len(calls) > 0
 
         if not searches:
-            queries = [f"{name} {summary}"[:1500]]
+            # The steps and points name what the unit touches (`idempotency key`): they recall
+            # the nodes it should link, which the name and summary alone may not mention.
+            details = " ".join(p.partition(": ")[2] or p for p in points)
+            queries = [f"{name} {summary} {details}".strip()[:1500]]
             if name and len(summary) > 40:
                 queries.append(name)
             phrases = tx.name_phrases(" ".join([summary, *points]))
@@ -289,6 +292,17 @@ class LocalModel:
             compared = [(p, self._compare(unit_text, notes[p], paths) if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
+        details = [p.partition(": ")[2] or p for p in points]
+        if details:
+            # Steps and points say what else the unit touches: a node they share enough with
+            # is related (linked), though it is never the same node on their account alone.
+            whole = decide.bag(decide.text_of(name, summary, *details))
+            for path, _ in compared:
+                if labels[path] == "unrelated" and path.startswith(digest):
+                    node = notes[path]
+                    if decide.cosine(whole, decide.bag(node.body), self.idf) >= \
+                            decide.T_RELATED_LEXICAL:
+                        labels[path] = "related"
         order = {"same_abstraction": 0, "related": 1, "unrelated": 2}
         compared.sort(key=lambda pc: (order[labels[pc[0]]], -pc[1].score))
         same = [(p, c) for p, c in compared if labels[p] == "same_abstraction"]
@@ -329,6 +343,8 @@ class LocalModel:
         free_path, title = free
         if title != name:
             name = title
+        # A stale hit may name the very file being created: a node never links to itself.
+        related = [(p, n) for p, n in related if p != free_path]
         kind = str(unit.get("kind") or "")
         roles = [(sources[0], kind or _default_role(bucket))] + \
             [(s, "corroborate") for s in sources[1:]]

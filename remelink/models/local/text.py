@@ -398,25 +398,36 @@ def _fold(text: str) -> str:
     return " ".join(re.sub(r"[-_/]+", " ", text).split())
 
 
-def mentions(text: str, name: str) -> bool:
-    """The text writes this node title verbatim: several words, or one word with a capital, a
-    hyphen or an underscore (`Space Script`, `block-anchors`), or a CJK title of four or more
-    characters; single plain words (`index`, `recipes`) are too common to count."""
+def mention_pattern(name: str) -> re.Pattern[str] | None:
+    """How a node title is written in prose, or None when the title is too plain to count:
+    several words, or one word with a capital, a hyphen or an underscore (`Space Script`,
+    `block-anchors`), or a CJK title of four or more characters; single plain words (`index`,
+    `recipes`) are too common. The last word may be singular or plural (`idempotency key` names
+    the node `Idempotency keys`). Never inside a wikilink or a longer word."""
     name = name.strip()
     if not name:
-        return False
+        return None
     if is_cjk_text(name):
-        return len(name) >= 4 and name in text
+        return re.compile(re.escape(name)) if len(name) >= 4 else None
     folded = _fold(name)
     words = folded.split()
     if len(folded) < 4 or not any(ch.isalpha() for ch in folded):
-        return False
-    distinctive = len(words) > 1 or name != name.lower() or any(c in name for c in "-_")
-    if not distinctive:
-        return False
-    pattern = r"(?<![\w])" + r"[\s_-]+".join(re.escape(w) for w in words) + r"(?![\w])"
+        return None
+    if not (len(words) > 1 or name != name.lower() or any(c in name for c in "-_")):
+        return None
+    last = words[-1]
+    if last.isalpha() and len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
+        last = last[:-2] if last.endswith("es") and last[-3] in "sxz" else last[:-1]
+    parts = [re.escape(w) for w in words[:-1]] + [re.escape(last) + r"(?:e?s)?"]
+    pattern = r"(?<![\w\[|/])" + r"[\s_-]+".join(parts) + r"(?![\w\]])"
     flags = 0 if len(words) == 1 and name != name.lower() else re.I
-    return re.search(pattern, text, flags) is not None
+    return re.compile(pattern, flags)
+
+
+def mentions(text: str, name: str) -> bool:
+    """The text writes this node title (see `mention_pattern`)."""
+    pattern = mention_pattern(name)
+    return pattern is not None and pattern.search(text) is not None
 
 
 _REASON_RE = re.compile(

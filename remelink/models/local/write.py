@@ -189,22 +189,14 @@ def weave(body: str, links: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[
     head, tail = body[:limit], body[limit:]
     rest: list[tuple[str, str]] = []
     for path, name in links:
-        m = _mention_re(name).search(_masked(head))
+        pattern = tx.mention_pattern(name)
+        m = pattern.search(_masked(head)) if pattern is not None else None
         if m is None:
             rest.append((path, name))
             continue
         shown = head[m.start():m.end()]
         head = f"{head[:m.start()]}[[{path}|{shown}]]{head[m.end():]}"
     return head + tail, rest
-
-
-def _mention_re(name: str) -> re.Pattern[str]:
-    if tx.is_cjk_text(name):
-        return re.compile(re.escape(name.strip()))
-    words = re.sub(r"[-_/]+", " ", name).split()
-    pattern = r"(?<![\w\[|/])" + r"[\s_-]+".join(re.escape(w) for w in words) + r"(?![\w\]])"
-    flags = 0 if len(words) == 1 and name != name.lower() else re.I
-    return re.compile(pattern, flags)
 
 
 def _masked(text: str) -> str:
