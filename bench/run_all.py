@@ -1,5 +1,6 @@
-"""`make bench`: run every bench/bench_*.py in turn; each writes its own section of
-docs/benchmarks.md. Pass names to run a subset: `python bench/run_all.py lint search`."""
+"""`make bench`: run every bench/bench_*.py (and the crash test, bench/crash_dream.py) in turn;
+each writes its own section of docs/benchmarks.md. Pass names to run a subset:
+`python bench/run_all.py lint search crash_dream`."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(argv: list[str]) -> int:
-    scripts = sorted(HERE.glob("bench_*.py"))
+    scripts = sorted(HERE.glob("bench_*.py")) + sorted(HERE.glob("crash_*.py"))
     if argv:
-        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in argv]
+        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in argv or s.stem in argv]
     failed = []
     for script in scripts:
         print(f"== {script.name}", flush=True)
