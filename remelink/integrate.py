@@ -123,6 +123,9 @@ class IntegrationContext:
     on_commit: CommitHook | None = None
     claims: TargetClaims = field(default_factory=TargetClaims)
     commit_lock: threading.Lock = field(default_factory=threading.Lock)
+    # Guards the shared file list: a unit validating its staged node adds the node's path for
+    # a moment, and a parallel unit must not see it (it is not on disk yet).
+    files_lock: threading.RLock = field(default_factory=threading.RLock)
 
 
 def _hash(data: bytes) -> str:
@@ -244,7 +247,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             if final is None:
                 return Feedback(prompts.repair_message([f"{receipt.target_path} is empty"],
                                                        language=language))
-            with _with_path(ctx.files, final.path):
+            with ctx.files_lock, _with_path(ctx.files, final.path):
                 problems = validation_problems(ctx.files, settings, unit, final)
             if problems:
                 return Feedback(prompts.repair_message(problems, language=language),
@@ -307,7 +310,8 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
         if ctx.on_commit is not None:
             ctx.on_commit(unit, target, _hash(data))
         atomic_write(path, data)
-        ctx.files.add(target)
+        with ctx.files_lock:
+            ctx.files.add(target)
     try:
         ctx.index.update([target])
     except RemelinkError as exc:
