@@ -79,9 +79,15 @@ def test_new_node_names_are_slugs_even_when_long_and_numbered() -> None:
     assert len({p for p, _ in choices}) == len(choices)
 
 
-def test_a_title_is_mentioned_in_singular_or_plural_but_not_inside_a_link() -> None:
-    assert tx.mentions("Enqueue a job with an idempotency key, so", "Idempotency keys")
+def test_a_title_is_mentioned_as_written_and_woven_singular_or_plural() -> None:
     assert tx.mentions("see Space Script here", "Space Script")
-    assert not tx.mentions("see [[x|idempotency key]]", "Idempotency keys")
+    assert tx.mentions("the thin-server model (ADR/007 Core Logic)", "007 Core Logic")
     assert not tx.mentions("the indexes are rebuilt", "index")  # one plain word: too common
-    assert not tx.mentions("idempotency keyring", "Idempotency keys")
+    assert not tx.mentions("see the References", "Reference")  # one word: as written
+    assert not tx.mentions("Enqueue a job with an idempotency key", "Idempotency keys")
+    woven = tx.mention_pattern("Idempotency keys", woven=True)
+    assert woven is not None
+    assert woven.search("Enqueue a job with an idempotency key, so")
+    assert not woven.search("see [[x|idempotency key]]")
+    assert not woven.search("idempotency keyring")
+    assert not woven.search("ADR/idempotency keys")

@@ -189,7 +189,7 @@ def weave(body: str, links: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[
     head, tail = body[:limit], body[limit:]
     rest: list[tuple[str, str]] = []
     for path, name in links:
-        pattern = tx.mention_pattern(name)
+        pattern = tx.mention_pattern(name, woven=True)
         m = pattern.search(_masked(head)) if pattern is not None else None
         if m is None:
             rest.append((path, name))
