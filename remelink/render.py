@@ -103,9 +103,11 @@ def status_json(report: StatusReport) -> str:
         counts={"inputs": report.inputs, "units": report.units,
                 "pending_tags": report.pending_tags},
         data={"checkpoint": report.exists, "failed": report.failed, "invalid": report.invalid,
-              "pending": report.pending, "runs": report.runs},
+              "unextracted": report.unextracted, "pending": report.pending,
+              "runs": report.runs},
         errors=[f"unit {f['name']!r}: {f['error']}" for f in report.failed]
-        + [f"{i['path']}: {i['error']}" for i in report.invalid])
+        + [f"{i['path']}: {i['error']}" for i in report.invalid]
+        + [f"{i['path']}: {i['error']}" for i in report.unextracted])
 
 
 def status_text(report: StatusReport) -> str:
@@ -129,6 +131,13 @@ def status_text(report: StatusReport) -> str:
             gave_up = " (gave up; rerun with --retry-failed)" if f["gave_up"] else ""
             lines.append(f"  {f['name']}: attempt {f['attempts']} of {f['max_attempts']}"
                          f"{gave_up}: {f['error']}")
+    if report.unextracted:
+        lines.append(f"notes whose extraction failed ({len(report.unextracted)}):")
+        for i in report.unextracted:
+            gave_up = " (gave up; edit the note or rerun with --retry-failed)" \
+                if i["gave_up"] else ""
+            lines.append(f"  {i['path']}: attempt {i['attempts']} of {i['max_attempts']}"
+                         f"{gave_up}: {i['error']}")
     if report.invalid:
         lines.append(f"invalid notes ({len(report.invalid)}):")
         lines += [f"  {i['path']}: {i['error']}" for i in report.invalid]

@@ -183,10 +183,14 @@ class Wrapped:
     slow, and counts how many calls run at once."""
 
     def __init__(self, settings: Settings, *, garble: Sequence[str] = (), broken: bool = False,
-                 fail_tag: bool = False, delay: float = 0.0) -> None:
+                 fail_tag: bool = False, delay: float = 0.0,
+                 garble_extract: Sequence[str] = (), extract_down: bool = False) -> None:
         self.inner = LocalModel(settings)
         self.name = "wrapped-local"
         self.garble = set(garble)
+        self.garble_extract = set(garble_extract)  # paths whose extraction never succeeds
+        self.extract_calls: list[list[str]] = []  # the notes of each extraction call
+        self.extract_down = extract_down
         self.broken = broken
         self.fail_tag = fail_tag
         self.delay = delay
@@ -209,6 +213,13 @@ class Wrapped:
             if self.delay:
                 time.sleep(self.delay)
             if '"task": "extract"' in first_user or '"task": "tag"' in first_user:
+                if '"task": "extract"' in first_user:
+                    shown = sorted(set(re.findall(r"^### (\S+)$", first_user, re.M)))
+                    self.extract_calls.append(shown)
+                    if self.extract_down:
+                        raise ModelError("extraction backend down (test)")
+                    if self.garble_extract & set(shown):
+                        return AssistantTurn(text="These notes say nothing I can use.")
                 if self.fail_tag and '"task": "tag"' in first_user:
                     raise ModelError("tagging backend down (test)")
             else:

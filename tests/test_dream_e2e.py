@@ -24,7 +24,9 @@ from dream_support import (
     state_of,
 )
 
+from remelink.dream.run import status
 from remelink.models.scripted import ScriptedModel
+from remelink.render import status_text
 
 
 def digest_and_summary(vault: Path) -> dict[str, bytes]:
@@ -146,6 +148,81 @@ def test_a_broken_backend_stops_the_step_without_using_attempts(tmp_path: Path) 
     assert all(u["attempts"] == 0 for u in units.values())  # an outage costs no attempt
     healed = run(vault, Wrapped(settings), settings)
     assert healed.ok and len(healed.units) == len(units)
+
+
+def test_a_note_whose_extraction_fails_is_tried_alone_retried_then_given_up(
+        tmp_path: Path) -> None:
+    vault = copy_fixture(tmp_path, "en")
+    settings = settings_of(vault, max_attempts=2)
+    poison = "daily/2026-06-19/dashboard-review.md"
+    model = Wrapped(settings, garble_extract=[poison])
+
+    first = run(vault, model, settings)
+    # The batch it was in failed, then each note went alone: only the poison note is lost.
+    assert any(poison in call and len(call) > 1 for call in model.extract_calls)
+    assert [poison] in model.extract_calls
+    assert first.inputs[poison]["status"] == "failed" and first.inputs[poison]["attempts"] == 1
+    assert "extraction" in first.inputs[poison]["error"] and not first.ok
+    others = {p: i["status"] for p, i in first.inputs.items() if p != poison}
+    assert others and set(others.values()) == {"processed"}
+    assert first.units and all(poison not in u.paths for u in first.units)
+    recorded = state_of(vault)["inputs"][poison]
+    assert (recorded["status"], recorded["extract_attempts"]) == ("failed", 1)
+
+    model.extract_calls.clear()
+    second = run(vault, model, settings)  # attempt 2 of 2, the poison note alone
+    assert model.extract_calls and all(call == [poison] for call in model.extract_calls)
+    assert second.inputs[poison]["attempts"] == 2 and second.units == []
+
+    calls = model.calls
+    third = run(vault, model, settings)  # out of attempts: reported, the model is not asked
+    assert model.calls == calls
+    assert "gave up after 2 attempt(s)" in third.inputs[poison]["error"]
+    assert "--retry-failed" in third.inputs[poison]["error"]
+    report = status(vault, settings)
+    assert [(i["path"], i["attempts"], i["gave_up"]) for i in report.unextracted] == \
+        [(poison, 2, True)] and not report.ok
+    assert "notes whose extraction failed (1)" in status_text(report)
+
+    # An edit starts the count again.
+    with (vault / poison).open("a", encoding="utf-8") as f:
+        f.write("\nOne more line.\n")
+    edited = run(vault, model, settings)
+    assert edited.inputs[poison]["attempts"] == 1
+
+    healed = run(vault, Wrapped(settings), settings)
+    assert healed.inputs[poison]["status"] == "processed", healed.inputs[poison]
+    assert healed.ok and any(poison in u.paths for u in healed.units)
+    assert "extract_hash" not in state_of(vault)["inputs"][poison]
+    assert status(vault, settings).unextracted == []
+
+
+def test_retry_failed_tries_a_given_up_extraction_again(tmp_path: Path) -> None:
+    vault = copy_fixture(tmp_path, "en")
+    settings = settings_of(vault, max_attempts=1)
+    poison = "daily/2026-06-19/dashboard-review.md"
+    run(vault, Wrapped(settings, garble_extract=[poison]), settings)
+    model = Wrapped(settings)
+    skipped = run(vault, model, settings)
+    assert model.extract_calls == [] and "gave up" in skipped.inputs[poison]["error"]
+    retried = run(vault, model, settings, retry_failed=True)
+    assert model.extract_calls and all(call == [poison] for call in model.extract_calls)
+    assert retried.ok and retried.inputs[poison]["status"] == "processed"
+
+
+def test_an_outage_during_extraction_stops_it_and_costs_no_attempt(tmp_path: Path) -> None:
+    vault = copy_fixture(tmp_path, "en")
+    settings = settings_of(vault, max_attempts=1)
+    down = Wrapped(settings, extract_down=True)
+    report = run(vault, down, settings)
+    assert len(down.extract_calls) == 1  # the first batch met the outage; no note alone
+    assert not report.ok and any("extraction stopped" in e for e in report.errors)
+    assert {i["status"] for i in report.inputs.values()} == {"failed"}
+    assert any("not attempted" in i["error"] for i in report.inputs.values()) or \
+        len(report.inputs) == len(down.extract_calls[0])
+    assert status(vault, settings).unextracted == []
+    healed = run(vault, Wrapped(settings), settings)
+    assert healed.ok and {i["status"] for i in healed.inputs.values()} == {"processed"}
 
 
 # -- the scripted model (the LLM path) -------------------------------------------------------

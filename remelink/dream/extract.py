@@ -34,7 +34,10 @@ def problem(exc: BaseException, rel: str) -> str:
     return text.removeprefix(f"{rel}: ")
 
 
-def _changed_inputs(ctx: RunContext) -> Iterator[tuple[str, Note, str]]:
+Changed = tuple[str, Note, str]  # (path, note, content hash)
+
+
+def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
     """(path, note, hash) for every input whose content changed since it was processed.
 
     Unchanged inputs are skipped; invalid ones are reported every run until they are fixed, and
@@ -43,6 +46,7 @@ def _changed_inputs(ctx: RunContext) -> Iterator[tuple[str, Note, str]]:
     paths = scan_inputs(ctx.vault, ctx.settings, ctx.window)
     report.files_scanned = len(paths)
     limit = ctx.settings.max_note_bytes
+    max_attempts = ctx.settings.auto_dream.max_attempts
     for rel in paths:
         path = ctx.vault / rel
         data: bytes | None = None
@@ -60,11 +64,23 @@ def _changed_inputs(ctx: RunContext) -> Iterator[tuple[str, Note, str]]:
             continue
         known = state.inputs.get(rel)
         if known is not None and known.hash == digest:
+            if known.extract_hash is not None:  # edited back to the content last extracted
+                with ctx.state_lock:
+                    known.extract_hash, known.extract_attempts, known.error = None, 0, None
+                    known.status = "pending"  # finish_step settles it from its units
             if known.status == "invalid":
                 report.inputs[rel] = {"status": "invalid", "error": known.error}
             else:
                 report.files_unchanged += 1
                 report.inputs[rel] = {"status": "skipped"}
+            continue
+        if known is not None and not ctx.retry_failed and \
+                known.gave_up_extracting(digest, max_attempts):
+            report.inputs[rel] = {
+                "status": "failed", "attempts": known.extract_attempts,
+                "error": f"extraction gave up after {known.extract_attempts} attempt(s) "
+                         f"(last error: {known.error}); edit the note or rerun with "
+                         f"--retry-failed"}
             continue
         error = None
         try:
@@ -89,15 +105,26 @@ def _changed_inputs(ctx: RunContext) -> Iterator[tuple[str, Note, str]]:
         yield rel, note, digest
 
 
+def _extraction_failed(ctx: RunContext, item: Changed, exc: Exception) -> None:
+    rel, _, digest = item
+    error = f"extraction: {exc}"
+    with ctx.state_lock:
+        record = ctx.state.inputs.get(rel) or InputRecord(hash="")
+        record.extraction_failed(digest, error, ctx.report.run_id, fresh=ctx.retry_failed)
+        ctx.state.inputs[rel] = record
+        ctx.report.inputs[rel] = {"status": "failed", "error": error,
+                                  "attempts": record.extract_attempts}
+        ctx.report.errors.append(f"{rel}: {error}")
+        ctx.reporter.advance("extract", rel)
+        ctx.save_state(inputs=[rel])
+
+
 def _material(note: Note) -> str:
     text = note.text
     if len(text) > PER_NOTE_CHARS:
         text = text[:PER_NOTE_CHARS] + \
             f"\n[... truncated at {PER_NOTE_CHARS} characters; call read for the rest]"
     return f"### {note.path}\n{text}"
-
-
-Changed = tuple[str, Note, str]  # (path, note, content hash)
 
 
 def _batches(items: list[Changed], budget: int) -> Iterator[list[Changed]]:
@@ -159,21 +186,38 @@ def _extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]]) -> list[
 
 
 def extract_step(ctx: RunContext) -> None:
-    """`dream_extract_step`: changed inputs -> units, recorded as pending in the checkpoint."""
+    """`dream_extract_step`: changed inputs -> units, recorded as pending in the checkpoint.
+
+    A batch that fails is tried again note by note, so that one note the model cannot extract
+    does not hold back the notes batched with it. A note that still fails is recorded with its
+    attempts and retried on the next runs up to `max_attempts` (an edit, or --retry-failed,
+    starts again). An outage (the model cannot be reached) stops the step and counts against
+    no note."""
     changed = list(_changed_inputs(ctx))
     ctx.reporter.start("extract", len(changed))
-    for batch in _batches(changed, ctx.settings.auto_dream.batch_chars):
+    queue = list(_batches(changed, ctx.settings.auto_dream.batch_chars))
+    while queue:
+        batch = queue.pop(0)
         ctx.rebind_model()
         try:
             units = _extract_batch(ctx, batch)
-        except (LoopError, ModelError, RemelinkError) as exc:
-            # Not checkpointed: the notes count as changed again on the next run.
+        except ModelError as exc:
+            # Not checkpointed and not counted: the notes count as changed again next run.
             for rel, _, _ in batch:
                 ctx.report.inputs[rel] = {"status": "failed", "error": f"extraction: {exc}"}
                 ctx.reporter.advance("extract", rel)
-            ctx.report.errors.append(f"extraction failed for {len(batch)} note(s): {exc}")
-            if isinstance(exc, ModelError):
-                break  # the next batch would meet the same outage
+            for rest in queue:
+                for rel, _, _ in rest:
+                    ctx.report.inputs[rel] = {"status": "failed",
+                                              "error": f"extraction not attempted: {exc}"}
+                    ctx.reporter.advance("extract", rel)
+            ctx.report.errors.append(f"extraction stopped: {exc}")
+            return
+        except (LoopError, RemelinkError) as exc:
+            if len(batch) > 1:
+                queue[:0] = [[item] for item in batch]
+                continue
+            _extraction_failed(ctx, batch[0], exc)
             continue
         with ctx.state_lock:
             state = ctx.state

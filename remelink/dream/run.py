@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -310,10 +310,11 @@ class StatusReport:
     runs: list[dict[str, Any]]
     pending_tags: int
     exists: bool = True
+    unextracted: list[dict[str, Any]] = field(default_factory=list)  # extraction keeps failing
 
     @property
     def ok(self) -> bool:
-        return not self.failed and not self.invalid
+        return not self.failed and not self.invalid and not self.unextracted
 
 
 def status(vault: Path, settings: Settings) -> StatusReport:
@@ -338,6 +339,10 @@ def status(vault: Path, settings: Settings) -> StatusReport:
                             "status": rec.status})
     invalid = [{"path": p, "error": r.error} for p, r in sorted(state.inputs.items())
                if r.status == "invalid"]
+    unextracted = [{"path": p, "attempts": r.extract_attempts, "max_attempts": max_attempts,
+                    "error": r.error, "gave_up": r.extract_attempts >= max_attempts}
+                   for p, r in sorted(state.inputs.items()) if r.extract_hash is not None]
     return StatusReport(inputs=inputs, units=units, failed=failed, invalid=invalid,
                         pending=pending, runs=state.runs[-5:],
-                        pending_tags=len(state.pending_tags), exists=state.path.exists())
+                        pending_tags=len(state.pending_tags), exists=state.path.exists(),
+                        unextracted=unextracted)

@@ -1,9 +1,9 @@
 """The checkpoint `.remelink/state.json` (SPEC §9.3).
 
 Versioned JSON, written atomically. Per input note: the content hash at extraction time, its
-status and the units it produced. Per unit: its fields, status (`pending | committing | done |
-failed`), attempts, last error, and the action and target once done. Plus the last runs, and the
-nodes written but not yet tagged.
+status, the units it produced, and the attempts of an extraction that keeps failing. Per unit:
+its fields, status (`pending | committing | done | failed`), attempts, last error, and the action
+and target once done. Plus the last runs, and the nodes written but not yet tagged.
 
 Exactly-once integration rests on two records written before the state says `done`:
 - the write-ahead: before a node is replaced, the unit is saved as `committing` with the target
@@ -60,15 +60,31 @@ def now() -> str:
 
 @dataclass
 class InputRecord:
-    hash: str
+    hash: str  # of the content last extracted ("" when no extraction has succeeded yet)
     status: str = "pending"  # pending | processed | failed | invalid
     units: list[str] = field(default_factory=list)
     error: str | None = None
     run: str | None = None
+    # The last extraction of this input failed: the content it failed on, how many times in a
+    # row, and why. Cleared when an extraction succeeds; an edit starts the count again.
+    extract_hash: str | None = None
+    extract_attempts: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"hash": self.hash, "status": self.status, "units": self.units,
-                "error": self.error, "run": self.run}
+        data: dict[str, Any] = {"hash": self.hash, "status": self.status, "units": self.units,
+                                "error": self.error, "run": self.run}
+        if self.extract_hash is not None:
+            data.update(extract_hash=self.extract_hash, extract_attempts=self.extract_attempts)
+        return data
+
+    def extraction_failed(self, digest: str, error: str, run: str, *, fresh: bool) -> None:
+        """Record a failed extraction of the content `digest` (`fresh`: count from one)."""
+        same = self.extract_hash == digest and not fresh
+        self.extract_attempts = self.extract_attempts + 1 if same else 1
+        self.extract_hash, self.error, self.run, self.status = digest, error, run, "failed"
+
+    def gave_up_extracting(self, digest: str, max_attempts: int) -> bool:
+        return self.extract_hash == digest and self.extract_attempts >= max_attempts
 
 
 @dataclass
@@ -341,6 +357,8 @@ class State:
         rec = self.inputs[rel]
         if rec.status == "invalid":
             return "invalid"
+        if rec.extract_hash is not None:  # its current content has not been extracted
+            return "failed"
         statuses = [self.units[u] for u in rec.units if u in self.units]
         if any(u.status == "failed" and u.attempts >= max_attempts for u in statuses):
             return "failed"
@@ -353,9 +371,12 @@ def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
     status = str(rec.get("status", "pending"))
     if status not in INPUT_STATUSES:
         raise ValueError(f"input {rel}: unknown status {status!r}")
+    extract_hash = rec.get("extract_hash")
     return InputRecord(hash=str(rec["hash"]), status=status,
                        units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
-                       run=rec.get("run"))
+                       run=rec.get("run"),
+                       extract_hash=str(extract_hash) if extract_hash is not None else None,
+                       extract_attempts=int(rec.get("extract_attempts") or 0))
 
 
 def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
