@@ -66,6 +66,10 @@ class Settings:
     folders: Folders = field(default_factory=Folders)
     resolution: str = "path"
     lint: Mapping[str, str] = field(default_factory=lambda: dict(PROBLEM_CODES))
+    # Notes lint-links does not check (templates with `[[{{date}}]]` placeholders, exports):
+    # workspace-relative globs (`*` within a folder, `**` across folders, `dir/` for a folder).
+    # They stay link targets.
+    lint_exclude: tuple[str, ...] = ()
     auto_dream: DreamSettings = field(default_factory=DreamSettings)
     max_note_bytes: int = 10 * 1024 * 1024
     embedder: str = "auto"
@@ -106,6 +110,25 @@ def _folder_name(key: str, value: Any, source: str) -> str:
     if "/" in text.strip("/") or text in (".", "..") or text.startswith("."):
         raise _type_error(key, "a plain folder name", value, source)
     return text.strip("/")
+
+
+def _globs(key: str, value: Any, source: str) -> tuple[str, ...]:
+    """A list of workspace-relative globs (a single string is one glob; in the environment,
+    comma-separated)."""
+    if isinstance(value, str):
+        value = [v for v in value.split(",") if v.strip()]
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _type_error(key, "a list of globs", value, source)
+    out = []
+    for item in value:
+        glob = _as_str(key, item, source)
+        if glob.startswith("/") or ".." in glob.split("/"):
+            raise _type_error(key, "workspace-relative globs (no leading / and no ..)", item,
+                              source)
+        out.append(glob)
+    return tuple(out)
 
 
 def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
@@ -152,9 +175,13 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                                               choices=("path", "obsidian")))
     if "lint" in data:
         lint = _sub(data, "lint", source)
-        _only(lint, set(PROBLEM_CODES), "lint", source)
+        _only(lint, set(PROBLEM_CODES) | {"exclude"}, "lint", source)
+        if "exclude" in lint:
+            s = replace(s, lint_exclude=_globs("lint.exclude", lint["exclude"], source))
         levels = dict(s.lint)
         for code, level in lint.items():
+            if code == "exclude":
+                continue
             if level is False:  # YAML 1.1 reads an unquoted `off` as false
                 level = "off"
             levels[code] = _as_str(f"lint.{code}", level, source, choices=LEVELS)

@@ -37,6 +37,8 @@ links:
 # Levels per problem code: error | warning | off. See `remelink-lint-links --codes`.
 lint:
   orphan-node: off
+  # Notes not checked (they stay link targets): globs, `**` across folders, `dir/` a folder.
+  # exclude: [templates/, "**/*.excalidraw.md"]
 
 auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]

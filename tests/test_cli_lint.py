@@ -83,6 +83,23 @@ def test_clean_vault_exit_0(make_vault: VaultFactory, capsys: pytest.CaptureFixt
     assert err.startswith("lint-links: no problems in 2 file(s), 1 link(s) checked (")
 
 
+def test_excluded_notes_are_not_checked_but_stay_targets(
+        make_vault: VaultFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_vault({
+        ".remelink/config.yaml": "lint:\n  exclude: [templates/]\n",
+        "templates/day.md": "# Day\n\n[[daily/{{date}}.md]]\n",
+        "daily/a.md": "[[templates/day.md#Day]] [[daily/gone.md]]\n",
+    })
+    code, out, err = both(["--vault", str(root)], capsys)
+    assert code == 1
+    assert out == "daily/a.md:1:26: error broken-link [[daily/gone.md]]: target does not " \
+                  "exist\n"
+    assert "in 1 file(s) (1 excluded by lint.exclude)" in err
+    # Named explicitly (as pre-commit passes it), an excluded note is still not checked.
+    code, out, err = both(["--vault", str(root), str(root / "templates/day.md")], capsys)
+    assert (code, out) == (0, "") and "1 excluded" in err
+
+
 def test_invalid_config_is_one_line_and_exit_2(make_vault: VaultFactory,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     root = make_vault({".remelink/config.yaml": "links:\n  resolution: fuzzy\n", "daily/a.md": ""})

@@ -77,6 +77,9 @@ def test_steps_from_the_environment(tmp_path: Path) -> None:
     ("timeout: -1\n", "timeout must be a positive number"),
     ("- a list\n", "configuration must be a mapping"),
     ("model: [unclosed\n", "cannot parse config"),
+    ("lint: {exclude: {a: b}}\n", "lint.exclude must be a list of globs"),
+    ("lint: {exclude: [../outside/]}\n", "lint.exclude must be workspace-relative globs"),
+    ("lint: {exclude: [/abs/*.md]}\n", "lint.exclude must be workspace-relative globs"),
 ])
 def test_bad_config_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
     write_config(tmp_path, text)
@@ -95,3 +98,13 @@ def test_bad_environment_value_names_the_environment(tmp_path: Path) -> None:
 def test_an_empty_config_file_is_the_defaults(tmp_path: Path) -> None:
     write_config(tmp_path, "# nothing set\n")
     assert load_settings(tmp_path, env={}) == Settings()
+
+
+def test_lint_exclude_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    write_config(tmp_path, "lint:\n  exclude: [templates/, '**/*.excalidraw.md']\n"
+                           "  orphan-node: warning\n")
+    s = load_settings(tmp_path, env={})
+    assert s.lint_exclude == ("templates/", "**/*.excalidraw.md")
+    assert s.level("orphan-node") == "warning" and "exclude" not in s.lint
+    s = load_settings(tmp_path, env={"REMELINK_LINT__EXCLUDE": "a/,b/*.md"})
+    assert s.lint_exclude == ("a/", "b/*.md")

@@ -11,6 +11,7 @@ import pytest
 from remelink.errors import SandboxError
 from remelink.vault.paths import (
     find_vault_root,
+    glob_matcher,
     has_cjk,
     is_unsafe_target,
     normalize_relpath,
@@ -181,3 +182,31 @@ def test_slug_never_holds_forbidden_characters() -> None:
 def test_has_cjk() -> None:
     assert has_cjk("学习 python") and has_cjk("ガイド") and has_cjk("한국어")
     assert not has_cjk("plain text") and not has_cjk("Привет")
+
+
+@pytest.mark.parametrize(("globs", "path", "expected"), [
+    (["templates/"], "templates/daily.md", True),
+    (["templates/"], "templates/sub/x.md", True),
+    (["templates/"], "daily/templates/x.md", False),
+    (["templates/**"], "templates/sub/x.md", True),
+    (["*.excalidraw.md"], "any/where/drawing.excalidraw.md", True),
+    (["*.excalidraw.md"], "drawing.excalidraw.md", True),
+    (["*.excalidraw.md"], "drawing.md", False),
+    (["daily/*.md"], "daily/a.md", True),
+    (["daily/*.md"], "daily/2026/a.md", False),
+    (["daily/**/*.md"], "daily/a.md", True),
+    (["daily/**/*.md"], "daily/2026/06/a.md", True),
+    (["daily/202?-*/x.md"], "daily/2026-06/x.md", True),
+    (["daily/[!a]*.md"], "daily/a.md", False),
+    (["daily/[!a]*.md"], "daily/b.md", True),
+    (["模板/"], "模板/日记.md", True),
+    (["a.md", "b/"], "b/c.md", True),
+    (["a.md"], "xa.md", False),
+])
+def test_glob_matcher(globs: list[str], path: str, expected: bool) -> None:
+    matcher = glob_matcher(globs)
+    assert matcher is not None and matcher(path) is expected
+
+
+def test_no_globs_is_no_matcher() -> None:
+    assert glob_matcher([]) is None

@@ -38,6 +38,7 @@ class LintReport:
     problems: list[Problem] = field(default_factory=list)
     files_checked: int = 0
     links_checked: int = 0
+    excluded: int = 0  # notes left out by lint.exclude
 
     @property
     def errors(self) -> int:

@@ -11,7 +11,7 @@ from remelink.lint.checks import LintReport, Problem, _Linter
 from remelink.lint.parallel import check_files, default_jobs
 from remelink.vault import links as wl
 from remelink.vault.notes import Note
-from remelink.vault.paths import nfc
+from remelink.vault.paths import glob_matcher, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, VaultFiles
 
 
@@ -65,13 +65,18 @@ def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | N
                         if p not in files.files and (files.root / p).is_dir())
         targets = sorted({p for p in paths if p.endswith(MARKDOWN_EXTS) and p in files.files} |
                          {p for p in markdown if folders and p.startswith(folders)})
+    excluded = glob_matcher(settings.lint_exclude)
+    if excluded is not None:
+        # Not checked (templates, exports), though still link targets.
+        report.excluded = sum(1 for p in targets if excluded(p))
+        targets = [p for p in targets if not excluded(p)]
     check_files(linter, targets, default_jobs(len(targets)) if jobs is None else jobs)
     checked = set(targets)
     if paths is not None and include_all:
         wanted = set(paths)
         wanted_folded = [w.casefold() for w in wanted]
         for rel in markdown:
-            if rel in checked:
+            if rel in checked or (excluded is not None and excluded(rel)):
                 continue
             note = linter.note(rel)
             if note is None:

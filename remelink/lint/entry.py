@@ -33,7 +33,8 @@ def summary_line(report: LintReport, seconds: float) -> str:
         verdict = "no problems"
     else:
         verdict = f"{report.errors} error(s), {report.warnings} warning(s)"
-    return (f"lint-links: {verdict} in {report.files_checked} file(s), "
+    excluded = f" ({report.excluded} excluded by lint.exclude)" if report.excluded else ""
+    return (f"lint-links: {verdict} in {report.files_checked} file(s){excluded}, "
             f"{report.links_checked} link(s) checked ({seconds:.2f} s)")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from remelink.errors import SandboxError
@@ -154,3 +155,52 @@ def slugify(title: str, *, max_length: int = 80, max_bytes: int = 200) -> str:
 
 def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
+
+
+def glob_matcher(globs: tuple[str, ...] | list[str]) -> Callable[[str], bool] | None:
+    """A test for workspace-relative paths against `globs`, or None for no globs. `*` and `?`
+    stay within one folder, `**` spans folders (`**/x.md` also matches `x.md`), `[...]` is a
+    character class, and a glob ending in `/` means everything under that folder. A glob
+    without `/` matches a file name in any folder (`*.canvas.md`), as in .gitignore. Compared
+    after NFC normalisation, case-sensitively."""
+    if not globs:
+        return None
+    parts = []
+    for glob in globs:
+        glob = nfc(glob.strip())
+        if glob.endswith("/"):
+            glob += "**"
+        if "/" not in glob:
+            glob = "**/" + glob
+        parts.append(_glob_regex(glob.lstrip("/")))
+    pattern = re.compile("(?:" + "|".join(parts) + r")\Z")
+    return lambda rel: pattern.match(nfc(rel)) is not None
+
+
+def _glob_regex(glob: str) -> str:
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and "]" in glob[i + 2:]:
+            end = glob.index("]", i + 2)
+            body = glob[i + 1:end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            body = body.replace("\\", "\\\\")
+            out.append(f"[^/{body}]" if negate else f"[{body}]")
+            i = end + 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
