@@ -435,6 +435,20 @@ def crash_test(work: Path, *, kills: int, notes: int, seed: int, jobs: int = 1,
                          for t in results if not t.ok]}
 
 
+FOUND_EARLIER = """What earlier runs of this harness found, and what guards it now:
+
+- A check right after a kill flagged the temp file of an atomic write the kill had cut
+  (`digest/personal/.remelink-tmp-*.tmp`, never renamed into place, so never a note); the rerun
+  swept it and that trial's final vault was byte-identical. The harness now allows such temp
+  files after a kill and forbids them after the rerun.
+- A SIGINT during extraction (not a kill) showed that the local engine memoised IDF values from
+  their first lookup for the whole run, so a run that integrated units extracted by an earlier,
+  interrupted run decided differently from one that never stopped (22 to 30 digest files
+  differed). `dream run` now rebinds the model to the index per unit and per extraction batch;
+  `tests/test_dream_crash.py::test_units_resumed_from_the_checkpoint_decide_as_in_one_run`
+  fails without that and passes with it."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=50)
@@ -477,7 +491,9 @@ parse; state.json is valid JSON of the current version; no node name twice, no n
 uninterrupted run lacks; no unit with two `done` lines in the audit trail, no Sources section
 citing a source more often than in the reference; after the rerun every unit done, exactly
 one audit line each, no node left untagged. Wall time {total / 60:.0f} min with {args.jobs}
-trials in parallel.""", command)
+trials in parallel.
+
+{FOUND_EARLIER}""", command)
     return 0 if ok else 1
 
 
