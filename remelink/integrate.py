@@ -341,35 +341,54 @@ class IntegrateReport:
 def integrate(vault: Path, settings: Settings, units: Sequence[Unit], model: ChatModel, *,
               dry_run: bool = False, wait: float = 0.0, today: str | None = None,
               index: SearchIndex | None = None) -> IntegrateReport:
-    """`remelink integrate`: integrate each unit in turn under the vault lock."""
+    """`remelink integrate`: integrate each unit in turn under the vault lock.
+
+    A dry run of several units runs for real on a scratch copy of the vault, so each unit's
+    diff is what it would change after the units before it (a second unit about the same thing
+    updates the node the first one created instead of creating it too)."""
     from remelink.vault.fsio import file_lock
 
     started = time.perf_counter()
     lock_path = vault / ".remelink" / "lock"
     with file_lock(lock_path, wait=wait):
-        own_index = None
-        if index is None:
-            from remelink.index import NodeIndex
+        if dry_run and len(units) > 1 and index is None:
+            from remelink.vault.scratch import scratch_copy
 
-            index = own_index = NodeIndex(vault, settings)
-            own_index.refresh()
-        bind = getattr(model, "bind_index", None)
-        if callable(bind):
-            bind(index)
-        try:
-            ctx = IntegrationContext(vault=vault, settings=settings, model=model, index=index,
-                                     files=VaultFiles.scan(vault),
-                                     today=today or time.strftime("%Y-%m-%d"))
-            results: list[UnitResult] = []
-            for unit in units:
-                broken = next((r for r in results if r.infrastructure), None)
-                if broken is not None:
-                    results.append(UnitResult(
-                        unit=unit, status="failed", model=model.name, infrastructure=True,
-                        error=f"not attempted: the model failed on unit {broken.unit.name!r}"))
-                    continue
-                results.append(integrate_unit(ctx, unit, dry_run=dry_run))
-        finally:
-            if own_index is not None:
-                own_index.close()
+            with scratch_copy(vault, settings) as scratch:
+                results = _integrate_all(scratch, settings, units, model, dry_run=False,
+                                         today=today, index=None)
+        else:
+            results = _integrate_all(vault, settings, units, model, dry_run=dry_run,
+                                     today=today, index=index)
     return IntegrateReport(results, time.perf_counter() - started)
+
+
+def _integrate_all(vault: Path, settings: Settings, units: Sequence[Unit], model: ChatModel, *,
+                   dry_run: bool, today: str | None, index: SearchIndex | None
+                   ) -> list[UnitResult]:
+    own_index = None
+    if index is None:
+        from remelink.index import NodeIndex
+
+        index = own_index = NodeIndex(vault, settings)
+        own_index.refresh()
+    bind = getattr(model, "bind_index", None)
+    if callable(bind):
+        bind(index)
+    try:
+        ctx = IntegrationContext(vault=vault, settings=settings, model=model, index=index,
+                                 files=VaultFiles.scan(vault),
+                                 today=today or time.strftime("%Y-%m-%d"))
+        results: list[UnitResult] = []
+        for unit in units:
+            broken = next((r for r in results if r.infrastructure), None)
+            if broken is not None:
+                results.append(UnitResult(
+                    unit=unit, status="failed", model=model.name, infrastructure=True,
+                    error=f"not attempted: the model failed on unit {broken.unit.name!r}"))
+                continue
+            results.append(integrate_unit(ctx, unit, dry_run=dry_run))
+        return results
+    finally:
+        if own_index is not None:
+            own_index.close()

@@ -93,6 +93,30 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert vault_only(vault) == before
 
 
+def test_a_dry_run_of_several_units_shows_what_a_real_run_would_do(tmp_path: Path) -> None:
+    """Each unit of a dry run sees what the units before it would have written: the second
+    unit about long exports updates the node the first one would create."""
+    export = {"name": "Long PDF exports run as background jobs", "bucket": "wiki",
+              "summary": "Long PDF exports run as background jobs: the API enqueues an export "
+                         "job and returns at once, because the gateway cuts requests at 30 "
+                         "seconds.",
+              "paths": ["daily/2026-06-20/pdf-export-timeout.md"]}
+    again = dict(export, paths=["resource/2026-06-20/export-queue-design.md"])
+    units = units_file(tmp_path, [export, again])
+
+    vault = copy_vault(tmp_path)
+    before = vault_only(vault)
+    dry = invoke(vault, str(units), "--dry-run", "--json")
+    assert dry.exit_code == 0, dry.output
+    assert vault_only(vault) == before
+    planned = [(u["action"], u["target"]) for u in json.loads(dry.stdout)["data"]]
+    assert planned[0][0] == "CREATE" and planned[1] == ("CORROBORATE", planned[0][1])
+
+    real = invoke(vault, str(units), "--json")
+    assert real.exit_code == 0, real.output
+    assert [(u["action"], u["target"]) for u in json.loads(real.stdout)["data"]] == planned
+
+
 def test_units_from_stdin(tmp_path: Path) -> None:
     vault = copy_vault(tmp_path)
     text = json.dumps({"units": [unit_of("refine")]})

@@ -17,8 +17,6 @@ import errno
 import fcntl
 import os
 import secrets
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -37,6 +35,7 @@ from remelink.dream.topics import topics_step
 from remelink.errors import ConfigError, RemelinkError, UsageError, VaultBusy
 from remelink.models.base import ChatModel
 from remelink.vault.fsio import TMP_PREFIX, file_lock, sweep_temp_files
+from remelink.vault.scratch import scratch_copy
 
 Step = Callable[[RunContext], None]
 STEPS: dict[str, Step] = {
@@ -47,7 +46,6 @@ STEPS: dict[str, Step] = {
     "dream_topics_step": topics_step,
 }
 LOCK_FILE = ".remelink/lock"
-INDEX_DIR = ".remelink/index"
 
 
 def check_steps(steps: Sequence[str]) -> list[Step]:
@@ -148,35 +146,6 @@ def shared_lock(path: Path, *, wait: float, poll: float = 0.1) -> Iterator[None]
     finally:
         if fd >= 0:
             os.close(fd)
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
-@contextlib.contextmanager
-def scratch_copy(vault: Path, settings: Settings) -> Iterator[Path]:
-    """For a dry run: a throw-away copy of the vault to run the real pipeline on. Notes are
-    hard-linked when possible (every write is an atomic rename, which replaces the copy's
-    directory entry and never the shared inode), the checkpoint and the index are copied."""
-    with tempfile.TemporaryDirectory(prefix="remelink-dry-run-") as tmp:
-        scratch = Path(tmp) / "vault"
-        scratch.mkdir()
-        folders = settings.folders
-        for top in (folders.daily, folders.resource, folders.digest):
-            if (vault / top).is_dir():
-                shutil.copytree(vault / top, scratch / top, symlinks=True,
-                                copy_function=_link_or_copy)
-        (scratch / ".remelink").mkdir()
-        for name in ("config.yaml", "state.json"):
-            if (vault / ".remelink" / name).is_file():
-                shutil.copy2(vault / ".remelink" / name, scratch / ".remelink" / name)
-        if (vault / INDEX_DIR).is_dir():
-            shutil.copytree(vault / INDEX_DIR, scratch / INDEX_DIR, symlinks=True)
-        yield scratch
 
 
 def tree_diffs(vault: Path, scratch: Path, tops: Sequence[str]) -> tuple[dict[str, str], int]:
