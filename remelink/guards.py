@@ -1,15 +1,17 @@
 """The guarantees of SPEC §7.2 enforced in code, not left to the prompt.
 
 - Additive: an update never removes a wikilink or a Sources sentence the node had.
-- Valid output: the target passes the lint-links checks and cites every path of the unit.
+- Valid output: the target passes the lint-links checks (an update: adds no lint error the node
+  did not already have) and cites every path of the unit.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from remelink.config import Settings
-from remelink.lint import check_note, sources_section
+from remelink.lint import Problem, check_note, sources_section
 from remelink.units import Unit
 from remelink.vault import links as wl
 from remelink.vault.notes import Note
@@ -78,13 +80,48 @@ def cited_sources(files: VaultFiles, settings: Settings, note: Note) -> set[str]
     return out
 
 
-def validation_problems(files: VaultFiles, settings: Settings, unit: Unit, note: Note) -> list[str]:
-    """Why `note` cannot be accepted as the unit's node yet (empty: it can)."""
-    problems = [f"line {p.line}: {p.code}: {p.message}"
-                for p in check_note(files, settings, note) if p.level == "error"]
+def validation_problems(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
+                        original: Note | None = None) -> list[str]:
+    """Why `note` cannot be accepted as the unit's node yet (empty: it can).
+
+    An update is judged on what it changes: a lint error the node `original` already had (a
+    link to a note renamed since, say) is not the unit's, and the additive rule forbids
+    removing the link, so demanding a clean node would fail every unit that touches it. Such
+    errors are left to lint-links (see `inherited_problems`)."""
+    problems = [_show(p) for p in _split_errors(files, settings, note, original)[0]]
     cited = cited_sources(files, settings, note)
     uncited = [p for p in unit.paths if p not in cited]
     if uncited:
         problems.append("## Sources does not cite " + ", ".join(f"[[{p}]]" for p in uncited) +
                         " - add a sentence saying what each supports")
     return problems
+
+
+def inherited_problems(files: VaultFiles, settings: Settings, note: Note,
+                       original: Note | None) -> list[str]:
+    """The lint errors `note` keeps from `original`: accepted, and worth a warning."""
+    return [_show(p) for p in _split_errors(files, settings, note, original)[1]]
+
+
+def _show(problem: Problem) -> str:
+    return f"line {problem.line}: {problem.code}: {problem.message}"
+
+
+def _split_errors(files: VaultFiles, settings: Settings, note: Note, original: Note | None
+                  ) -> tuple[list[Problem], list[Problem]]:
+    """The lint errors of `note`: (new ones, ones `original` had too). Matched on code and
+    message, as many times as `original` had each, since an edit moves lines."""
+    errors = [p for p in check_note(files, settings, note) if p.level == "error"]
+    if original is None:
+        return errors, []
+    left = Counter((p.code, p.message) for p in check_note(files, settings, original)
+                   if p.level == "error")
+    new, kept = [], []
+    for p in errors:
+        key = (p.code, p.message)
+        if left[key] > 0:
+            left[key] -= 1
+            kept.append(p)
+        else:
+            new.append(p)
+    return new, kept

@@ -24,7 +24,7 @@ from remelink import prompts
 from remelink.agent import Accept, Feedback, LoopError, parse_receipt, run_loop
 from remelink.config import Settings
 from remelink.errors import ModelError, RemelinkError, SandboxError
-from remelink.guards import validation_problems
+from remelink.guards import inherited_problems, validation_problems
 from remelink.models.base import ChatModel, Usage
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
@@ -229,6 +229,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
                                               daily=folders.daily, resource=folders.resource,
                                               digest=folders.digest)
         receipt_data: dict[str, Any] = {}
+        inherited: list[str] = []  # lint errors the node had before this unit, kept
 
         def judge(text: str) -> Accept[Receipt] | Feedback:
             data = parse_receipt(text)
@@ -247,8 +248,12 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             if final is None:
                 return Feedback(prompts.repair_message([f"{receipt.target_path} is empty"],
                                                        language=language))
+            # Judged against the node as it was (nothing staged: the node is its own original).
+            original = ws.original if ws.staged is not None else final
             with ctx.files_lock, _with_path(ctx.files, final.path):
-                problems = validation_problems(ctx.files, settings, unit, final)
+                problems = validation_problems(ctx.files, settings, unit, final, original)
+                if not problems:
+                    inherited[:] = inherited_problems(ctx.files, settings, final, original)
             if problems:
                 return Feedback(prompts.repair_message(problems, language=language),
                                 "; ".join(problems))
@@ -263,9 +268,10 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         after = final.render() if final is not None else before
         changed = ws.staged is not None and after != before
         diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
-        warnings: tuple[str, ...] = ()
+        warnings: tuple[str, ...] = tuple(
+            f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
         if changed and not dry_run:
-            warnings = _commit(ctx, ws, unit, receipt.target_path, after)
+            warnings += _commit(ctx, ws, unit, receipt.target_path, after)
         candidates, classes, related = _classification(ws, final, receipt, receipt_data)
         return UnitResult(
             unit=unit, status="done", action=receipt.action, target=receipt.target_path,

@@ -375,3 +375,49 @@ def test_crlf_node_keeps_crlf_after_an_edit(tmp_path: Path) -> None:
     data = path.read_bytes()
     assert b"\r\n" in data and data.count(b"\n") == data.count(b"\r\n")
     golden_check(data, "crlf_edit.md")
+
+
+# -- an update is judged on what it changes ---------------------------------------------------
+
+def _with_a_dangling_link(vault: Path) -> str:
+    """Give the node a link to a note renamed since (the additive rule forbids dropping it)."""
+    path = vault / NODE
+    text = path.read_text(encoding="utf-8")
+    dangling = "The history is in [[digest/wiki/renamed-away.md]]."
+    path.write_text(text.replace("\n## Sources", f"\n{dangling}\n\n## Sources", 1),
+                    encoding="utf-8")
+    return dangling
+
+
+def test_an_update_keeps_a_problem_the_node_already_had(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    dangling = _with_a_dangling_link(vault)
+    steps = [{"tool_calls": [GOOD_EDIT]},
+             {"expect": "Staged edit of digest/wiki/idempotency-keys.md", "text": receipt()}]
+    result, _, _ = run(vault, steps)
+    assert result.ok and result.repairs == 0, result.error
+    text = (vault / NODE).read_text(encoding="utf-8")
+    assert dangling in text and f"[[{NEW_PATH}]]" in text
+    assert len(result.warnings) == 1
+    assert result.warnings[0].startswith("kept a problem the node already had (line ")
+    assert "broken-link: [[digest/wiki/renamed-away.md]]: target does not exist" in \
+        result.warnings[0]
+
+
+def test_an_update_may_not_add_a_problem_of_the_same_kind(tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    _with_a_dangling_link(vault)
+    before = tree_bytes(vault)
+    bad_edit = {"name": "edit", "arguments": {
+        "path": NODE, "old": OLD_SOURCE,
+        "new": f"{OLD_SOURCE} The checkout incident in [[{NEW_PATH}]] confirms the rule, as "
+               "[[digest/wiki/never-written.md]] says."}}
+    steps: list[dict[str, Any]] = [
+        {"tool_calls": [bad_edit]},
+        {"expect": "Staged edit of digest/wiki/idempotency-keys.md", "text": receipt()}]
+    steps += [{"expect": "never-written.md]]: target does not exist", "text": receipt()}] * 3
+    result, _, _ = run(vault, steps)
+    assert result.status == "failed"
+    assert "never-written.md" in (result.error or "")
+    assert "renamed-away.md" not in (result.error or "")
+    assert tree_bytes(vault) == before
