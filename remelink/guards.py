@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
 from remelink.config import Settings
 from remelink.lint import Problem, check_note, sources_section
@@ -80,27 +81,34 @@ def cited_sources(files: VaultFiles, settings: Settings, note: Note) -> set[str]
     return out
 
 
-def validation_problems(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
-                        original: Note | None = None) -> list[str]:
-    """Why `note` cannot be accepted as the unit's node yet (empty: it can).
+@dataclass(frozen=True)
+class Validation:
+    problems: list[str]   # why the node cannot be accepted yet (empty: it can)
+    inherited: list[str]  # lint errors it keeps from the node as it was: accepted, worth a warning
+
+
+def validate(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
+             original: Note | None = None) -> Validation:
+    """Judge `note` as the unit's node.
 
     An update is judged on what it changes: a lint error the node `original` already had (a
     link to a note renamed since, say) is not the unit's, and the additive rule forbids
     removing the link, so demanding a clean node would fail every unit that touches it. Such
-    errors are left to lint-links (see `inherited_problems`)."""
-    problems = [_show(p) for p in _split_errors(files, settings, note, original)[0]]
+    errors are kept, and left to lint-links."""
+    new, kept = _split_errors(files, settings, note, original)
+    problems = [_show(p) for p in new]
     cited = cited_sources(files, settings, note)
     uncited = [p for p in unit.paths if p not in cited]
     if uncited:
         problems.append("## Sources does not cite " + ", ".join(f"[[{p}]]" for p in uncited) +
                         " - add a sentence saying what each supports")
-    return problems
+    return Validation(problems, [_show(p) for p in kept])
 
 
-def inherited_problems(files: VaultFiles, settings: Settings, note: Note,
-                       original: Note | None) -> list[str]:
-    """The lint errors `note` keeps from `original`: accepted, and worth a warning."""
-    return [_show(p) for p in _split_errors(files, settings, note, original)[1]]
+def validation_problems(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
+                        original: Note | None = None) -> list[str]:
+    """Why `note` cannot be accepted as the unit's node yet (empty: it can); see `validate`."""
+    return validate(files, settings, unit, note, original).problems
 
 
 def _show(problem: Problem) -> str:
@@ -112,7 +120,7 @@ def _split_errors(files: VaultFiles, settings: Settings, note: Note, original: N
     """The lint errors of `note`: (new ones, ones `original` had too). Matched on code and
     message, as many times as `original` had each, since an edit moves lines."""
     errors = [p for p in check_note(files, settings, note) if p.level == "error"]
-    if original is None:
+    if original is None or not errors:  # the common case costs one check
         return errors, []
     left = Counter((p.code, p.message) for p in check_note(files, settings, original)
                    if p.level == "error")

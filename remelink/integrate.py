@@ -24,7 +24,7 @@ from remelink import prompts
 from remelink.agent import Accept, Feedback, LoopError, parse_receipt, run_loop
 from remelink.config import Settings
 from remelink.errors import ModelError, RemelinkError, SandboxError
-from remelink.guards import inherited_problems, validation_problems
+from remelink.guards import validate
 from remelink.models.base import ChatModel, Usage
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
@@ -251,9 +251,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             # Judged against the node as it was (nothing staged: the node is its own original).
             original = ws.original if ws.staged is not None else final
             with ctx.files_lock, _with_path(ctx.files, final.path):
-                problems = validation_problems(ctx.files, settings, unit, final, original)
-                if not problems:
-                    inherited[:] = inherited_problems(ctx.files, settings, final, original)
+                verdict = validate(ctx.files, settings, unit, final, original)
+            problems = verdict.problems
+            inherited[:] = verdict.inherited
             if problems:
                 return Feedback(prompts.repair_message(problems, language=language),
                                 "; ".join(problems))
