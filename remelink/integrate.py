@@ -352,11 +352,12 @@ def integrate(vault: Path, settings: Settings, units: Sequence[Unit], model: Cha
     A dry run of several units runs for real on a scratch copy of the vault, so each unit's
     diff is what it would change after the units before it (a second unit about the same thing
     updates the node the first one created instead of creating it too)."""
-    from remelink.vault.fsio import file_lock
+    from remelink.vault.fsio import file_lock, shared_lock
 
     started = time.perf_counter()
     lock_path = vault / ".remelink" / "lock"
-    with file_lock(lock_path, wait=wait):
+    # A dry run writes nothing, not even the lock file, yet waits for a run that writes.
+    with (shared_lock if dry_run else file_lock)(lock_path, wait=wait):
         if dry_run and len(units) > 1 and index is None:
             from remelink.vault.scratch import scratch_copy
 

@@ -109,6 +109,7 @@ def test_a_dry_run_of_several_units_shows_what_a_real_run_would_do(tmp_path: Pat
     dry = invoke(vault, str(units), "--dry-run", "--json")
     assert dry.exit_code == 0, dry.output
     assert vault_only(vault) == before
+    assert not (vault / ".remelink" / "lock").exists()  # not even the lock file is written
     planned = [(u["action"], u["target"]) for u in json.loads(dry.stdout)["data"]]
     assert planned[0][0] == "CREATE" and planned[1] == ("CORROBORATE", planned[0][1])
 

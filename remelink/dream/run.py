@@ -13,8 +13,6 @@ the checkpoint in memory, and searches a throw-away copy of the node index.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import os
 import secrets
 import threading
@@ -32,9 +30,9 @@ from remelink.dream.inputs import Window
 from remelink.dream.state import Recovery, State
 from remelink.dream.steps import finish_step, integrate_step
 from remelink.dream.topics import topics_step
-from remelink.errors import ConfigError, RemelinkError, UsageError, VaultBusy
+from remelink.errors import ConfigError, RemelinkError, UsageError
 from remelink.models.base import ChatModel
-from remelink.vault.fsio import TMP_PREFIX, file_lock, sweep_temp_files
+from remelink.vault.fsio import TMP_PREFIX, file_lock, shared_lock, sweep_temp_files
 from remelink.vault.scratch import scratch_copy
 
 Step = Callable[[RunContext], None]
@@ -118,34 +116,6 @@ class DreamOptions:
 def new_run_id() -> str:
     """Sortable by start time, unique across processes and within one."""
     return time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}-{secrets.token_hex(2)}"
-
-
-@contextlib.contextmanager
-def shared_lock(path: Path, *, wait: float, poll: float = 0.1) -> Iterator[None]:
-    """A dry run's lock: shared, so it waits for a writing run (and a writing run waits for it),
-    but it never creates or writes the lock file. No lock file means no run ever wrote."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        fd = -1
-    try:
-        deadline = time.monotonic() + max(wait, 0.0)
-        while fd >= 0:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() >= deadline:
-                    raise VaultBusy(f"vault busy: another remelink process holds {path.name}",
-                                    hint=f"wait for it to finish, or pass --wait SECONDS "
-                                         f"(waited {wait:g} s)") from None
-                time.sleep(poll)
-        yield
-    finally:
-        if fd >= 0:
-            os.close(fd)
 
 
 def tree_diffs(vault: Path, scratch: Path, tops: Sequence[str]) -> tuple[dict[str, str], int]:

@@ -103,22 +103,8 @@ def file_lock(path: Path, *, wait: float = 0.0, what: str = "vault",
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    deadline = time.monotonic() + max(wait, 0.0)
     try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() >= deadline:
-                    holder = _read_holder(fd)
-                    raise VaultBusy(
-                        f"{what} busy: another remelink process{holder} holds {path.name}",
-                        hint=f"wait for it to finish, or pass --wait SECONDS (waited {wait:g} s)",
-                    ) from None
-                time.sleep(poll)
+        _acquire(fd, fcntl.LOCK_EX, path, wait=wait, what=what, poll=poll)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
@@ -126,6 +112,44 @@ def file_lock(path: Path, *, wait: float = 0.0, what: str = "vault",
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+@contextlib.contextmanager
+def shared_lock(path: Path, *, wait: float = 0.0, what: str = "vault",
+                poll: float = 0.1) -> Iterator[None]:
+    """A dry run's lock: shared, so it waits for a writing run (and a writing run waits for
+    it), but it never creates or writes the lock file. No lock file means no run ever wrote."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        fd = -1
+    if fd < 0:
+        yield
+        return
+    try:
+        _acquire(fd, fcntl.LOCK_SH, path, wait=wait, what=what, poll=poll)
+        yield
+    finally:
+        os.close(fd)  # closing the only descriptor releases the lock
+
+
+def _acquire(fd: int, operation: int, path: Path, *, wait: float, what: str,
+             poll: float) -> None:
+    """`flock(fd, operation)`, retried until `wait` seconds have passed; then VaultBusy."""
+    deadline = time.monotonic() + max(wait, 0.0)
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            if time.monotonic() >= deadline:
+                raise VaultBusy(
+                    f"{what} busy: another remelink process{_read_holder(fd)} holds {path.name}",
+                    hint=f"wait for it to finish, or pass --wait SECONDS (waited {wait:g} s)",
+                ) from None
+            time.sleep(poll)
 
 
 def _read_holder(fd: int) -> str:
