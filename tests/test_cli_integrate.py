@@ -203,3 +203,25 @@ def test_unused_script_steps_fail_the_run(tmp_path: Path) -> None:
     result = invoke(vault, str(units), "--model", f"scripted:{script}")
     assert result.exit_code == 1
     assert "the scripted model has 1 unused step(s)" in result.stderr
+
+
+def test_the_same_units_again_change_nothing(tmp_path: Path) -> None:
+    """The demo units integrated twice with the local engine: the second time each unit finds
+    the node it created (the runbook keeps the unit's claim next to its steps) and adds
+    nothing, instead of creating a second node."""
+    repo = Path(__file__).resolve().parents[1]
+    vault = copy_vault(tmp_path, repo / "fixtures" / "demo-vault")
+    units = str(repo / "fixtures" / "demo-units.yaml")
+    first = invoke(vault, units, "--json")
+    assert first.exit_code == 0, first.output
+    created = [(u["action"], u["target"]) for u in json.loads(first.stdout)["data"]]
+    assert [a for a, _ in created] == ["CREATE", "CREATE"]
+    after_first = vault_only(vault)
+
+    second = invoke(vault, units, "--json")
+    assert second.exit_code == 0, second.output
+    again = json.loads(second.stdout)["data"]
+    assert [(u["action"], u["target"]) for u in again] == \
+        [("CORROBORATE", target) for _, target in created]
+    assert all("nothing to add" in u["note"] for u in again)
+    assert vault_only(vault) == after_first

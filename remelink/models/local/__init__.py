@@ -409,9 +409,11 @@ class LocalModel:
             new_body = write.insert_before_sources(new_body, write.related_sentence(related, lang))
         new_body = write.add_sources(new_body,
                                      [write.source_sentence(s, r, lang) for s, r in roles])
-        if new_body == body:
-            return answer({"action": action, "target_path": target,
-                            "note": self._note(action, lang), "classification": classes})
+        if new_body == body:  # the node already says it, from these very sources
+            unchanged = "节点已记录这一点及其来源：无需改动。" if lang == "zh" else \
+                "The node already records this, from these sources: nothing to add."
+            return answer({"action": action, "target_path": target, "note": unchanged,
+                           "classification": classes})
         if note.newline == "\r\n":
             new_body = new_body.replace("\n", "\r\n")
             body = note.body

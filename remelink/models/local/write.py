@@ -105,6 +105,10 @@ def _points_by_role(points: Sequence[str]) -> dict[str, list[str]]:
     return out
 
 
+def _fold_text(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
+
+
 def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang: str,
               related: Sequence[tuple[str, str]], sources: Sequence[tuple[SourceInfo, str]]) -> str:
     """A new node's body in the bucket's shape, with related links and the Sources section."""
@@ -114,13 +118,19 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
     if bucket == "procedure":
         steps = roles.get("step") or [s for s in roles.get("point", [])]
         if lang == "zh":
-            parts.append(f"适用场景：需要{tx.clean_statement(name)}时。")
+            when = f"适用场景：需要{tx.clean_statement(name)}时。"
         else:
-            parts.append(f"Use this when you need to {lower_first(tx.clean_statement(name))}.")
+            when = f"Use this when you need to {lower_first(tx.clean_statement(name))}."
         if steps:
+            # The summary is the unit's claim (`exports over 30 s run as queued jobs`): the
+            # runbook keeps it next to the steps, or the node would lose what the unit said.
+            claim = _fold_text(statement)
+            claim = claim.removeprefix(_fold_text(name)).strip()
+            said = bool(claim) and claim not in _fold_text(" ".join(steps))
+            parts.append(f"{when}{'' if lang == 'zh' else ' '}{statement}" if said else when)
             parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
         else:
-            parts.append(statement)
+            parts += [when, statement]
         if roles.get("input"):
             label = "输入：" if lang == "zh" else "Inputs:"
             parts.append(label + "\n" + "\n".join(f"- {_end(s, lang)}" for s in roles["input"]))
