@@ -105,12 +105,6 @@ def validate(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
     return Validation(problems, [_show(p) for p in kept])
 
 
-def validation_problems(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
-                        original: Note | None = None) -> list[str]:
-    """Why `note` cannot be accepted as the unit's node yet (empty: it can); see `validate`."""
-    return validate(files, settings, unit, note, original).problems
-
-
 def _show(problem: Problem) -> str:
     return f"line {problem.line}: {problem.code}: {problem.message}"
 

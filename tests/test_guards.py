@@ -8,7 +8,7 @@ from pathlib import Path
 from integrate_support import copy_vault
 
 from remelink.config import load_settings
-from remelink.guards import conservation_problems, source_sentences, validation_problems
+from remelink.guards import conservation_problems, source_sentences, validate
 from remelink.units import Unit
 from remelink.vault.notes import Note, parse_text
 from remelink.vault.resolve import VaultFiles
@@ -77,7 +77,7 @@ def test_validation_lists_lint_errors_and_uncited_paths(tmp_path: Path) -> None:
                      "---\nname: Keys\ndescription: ''\n---\nrelates_to:: [[digest/wiki/x.md]]\n\n"
                      "## Sources\n\nSee [[digest/wiki/progress-feedback.md]] for more, and "
                      "[[daily/2026-06-01/payments-retry.md]].\n")
-    got = validation_problems(files, settings, unit, bad)
+    got = validate(files, settings, unit, bad).problems
     assert got == [
         "line 1: frontmatter: 'description' is empty in the frontmatter",
         "line 5: relation-field: relation field 'relates_to::' - weave the link into a sentence "
@@ -94,5 +94,5 @@ def test_validation_accepts_a_good_node(tmp_path: Path) -> None:
     vault = copy_vault(tmp_path)
     unit = Unit(name="u", bucket="wiki", summary="s", paths=("daily/2026-06-01/payments-retry.md",))
     good = (vault / "digest/wiki/idempotency-keys.md").read_text()
-    assert validation_problems(VaultFiles.scan(vault), load_settings(vault, env={}), unit,
-                               parse_text("digest/wiki/idempotency-keys.md", good)) == []
+    assert validate(VaultFiles.scan(vault), load_settings(vault, env={}), unit,
+                    parse_text("digest/wiki/idempotency-keys.md", good)).problems == []

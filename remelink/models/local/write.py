@@ -105,10 +105,6 @@ def _points_by_role(points: Sequence[str]) -> dict[str, list[str]]:
     return out
 
 
-def _fold_text(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.casefold()).split())
-
-
 def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang: str,
               related: Sequence[tuple[str, str]], sources: Sequence[tuple[SourceInfo, str]]) -> str:
     """A new node's body in the bucket's shape, with related links and the Sources section."""
@@ -124,9 +120,7 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
         if steps:
             # The summary is the unit's claim (`exports over 30 s run as queued jobs`): the
             # runbook keeps it next to the steps, or the node would lose what the unit said.
-            claim = _fold_text(statement)
-            claim = claim.removeprefix(_fold_text(name)).strip()
-            said = bool(claim) and claim not in _fold_text(" ".join(steps))
+            said = bool(statement) and bool(_new_points([statement], " ".join([name, *steps])))
             parts.append(f"{when}{'' if lang == 'zh' else ' '}{statement}" if said else when)
             parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
         else:
