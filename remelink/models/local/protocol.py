@@ -1,6 +1,6 @@
-"""The conversation as the local engine reads it: its task (the JSON block of the first user
-message), the tool calls made so far and their results, node_search hits, and the turns it
-answers with. The engine keeps no state of its own: everything is derived from here."""
+"""The tool-calling protocol as the local engine reads it: its task (the JSON block of the
+first user message), the tool calls made so far and their results, node_search hits, and the
+turns it answers with. The engine keeps no state of its own: everything is derived from here."""
 
 from __future__ import annotations
 

@@ -1,0 +1,522 @@
+"""The local engine (`model: local`, the default): offline, deterministic, no key.
+
+It is a `ChatModel` like any LLM backend and plays the same protocol: it reads its task from the
+conversation, calls the same tools (node_search, read, write, edit, frontmatter_update) through
+the same loop and guards, and answers with the same receipts. Its state is derived from the
+conversation on every turn, so one instance serves parallel units safely.
+
+Integration: recall (node_search) -> read the likely matches and probe the new slug -> decide
+same_abstraction / related / unrelated (decide.py) -> CREATE, CORROBORATE, REFINE or CORRECT
+with bucket-shaped, additive writing (write.py) -> receipt.
+Extraction: read the changed notes -> units from their structure (extract.py) -> `{units: [...]}`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from remelink.config import Settings
+from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
+from remelink.models.local import decide, embed, extract, write
+from remelink.models.local import text as tx
+from remelink.models.local.protocol import (
+    CONTINUE_RE,
+    Call,
+    HitInfo,
+    answer,
+    calls_of,
+    evidence_titles,
+    parse_hits,
+    strip_trailer,
+    task_of,
+    today_of,
+    turn,
+)
+from remelink.vault.notes import Note, parse_text
+from remelink.vault.paths import slugify
+
+MAX_READS = 6
+PROBES = 4  # file names probed per turn for a new node
+MAX_RELATED = 3   # related nodes linked on similarity
+MAX_MENTIONS = 8  # related nodes linked because the unit names them
+SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
+
+
+class LocalModel:
+    """The built-in engine behind the `ChatModel` seam."""
+
+    def __init__(self, settings: Settings, *, idf: Callable[[str], float] | None = None) -> None:
+        self.name = "local"
+        self.settings = settings
+        self.idf: Callable[[str], float] = idf or decide.default_idf
+        self.embedder = embed.make(settings.embedder)
+
+    def bind_index(self, index: Any) -> None:
+        """Use the node index's term statistics for IDF weighting (read-only)."""
+        idf = getattr(index, "idf", None)
+        if callable(idf):
+            # Memoised for the whole run: the index empties its own cache on every commit, and
+            # a committed node moves a document frequency by one, which no decision notices.
+            self.idf = decide.memo(idf)
+
+    # -- the seam ----------------------------------------------------------------------------
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantTurn:
+        task = task_of(messages)
+        calls = calls_of(messages)
+        if task.get("task") == "extract":
+            return self._extract(task, calls)
+        if task.get("task") == "tag":
+            return self._tag(task, calls)
+        if task.get("task") == "topics":
+            return self._topics(task)
+        if "bucket" in task and "paths" in task:
+            return self._integrate(task, calls, messages)
+        return AssistantTurn(text="The local engine found no task it knows in this conversation.")
+
+    # -- auto_tag and topics -------------------------------------------------------------------
+    def _tag(self, task: dict[str, Any], calls: list[Call]) -> AssistantTurn:
+        path = str(task.get("path", ""))
+        read = next((c for c in calls if c.name == "read" and c.result is not None), None)
+        if read is None:
+            return turn([("read", {"path": path})], "t")
+        if read.result is None or read.result.startswith("Error:"):
+            return answer({"tags": []})
+        note = parse_text(path, strip_trailer(read.result))
+        existing = [t for t in task.get("existing_tags") or [] if isinstance(t, str)]
+        max_tags = int(task.get("max_tags") or 3)
+        return answer({"tags": tx.entity_tags(note.text, existing, max_tags)})
+
+    @staticmethod
+    def _topics(task: dict[str, Any]) -> AssistantTurn:
+        candidates = [c for c in task.get("candidates") or [] if isinstance(c, dict)]
+        ranked = sorted(candidates,
+                        key=lambda c: (-int(c.get("sources") or 1), str(c.get("title"))))
+        topics = []
+        for c in ranked[: int(task.get("count") or 3) * 2]:
+            paths = [p for p in c.get("paths") or [] if isinstance(p, str)]
+            title, reason = str(c.get("title", "")), str(c.get("reason", ""))
+            topics.append({"title": title, "reason": reason,
+                           "evidence": paths[0] if paths else "",
+                           "keywords": tx.keywords(f"{title} {reason}"), "paths": paths})
+        return answer({"topics": topics})
+
+    # -- extraction --------------------------------------------------------------------------
+    def _extract(self, task: dict[str, Any], calls: list[Call]) -> AssistantTurn:
+        paths = [p for p in task.get("changed_paths", []) if isinstance(p, str)]
+        texts: dict[str, list[str]] = {p: [] for p in paths}
+        pending: list[tuple[str, dict[str, Any]]] = []
+        done: set[str] = set()
+        for call in calls:
+            if call.name != "read" or call.result is None:
+                continue
+            path = str(call.args.get("path", ""))
+            if path not in texts:
+                continue
+            if call.result.startswith("Error:"):
+                done.add(path)
+                continue
+            more = CONTINUE_RE.search(call.result)
+            texts[path].append(strip_trailer(call.result))
+            if more:
+                pending.append(("read", {"path": path, "start_line": int(more.group(1))}))
+            else:
+                done.add(path)
+        asked = {str(c.args.get("path")) for c in calls if c.name == "read"}
+        fresh = [("read", {"path": p}) for p in paths if p not in asked]
+        if fresh or pending:
+            return turn(fresh + pending, f"x{len(calls)}-")
+        notes: list[tuple[Note, dict[str, object]]] = []
+        for path in paths:
+            if path not in done or not texts[path]:
+                continue
+            note = parse_text(path, "\n".join(texts[path]))
+            try:
+                from remelink.vault import frontmatter
+
+                meta: dict[str, object] = dict(frontmatter.load(note))
+            except Exception:
+                meta = {}
+            notes.append((note, meta))
+        units = extract.extract(notes, max_units=int(task.get("max_units") or 0),
+                                same=self._same_statement)
+        return answer({"units": units})
+
+    def _same_statement(self, a: str, b: str) -> bool:
+        semantic = self._semantic if self.embedder is not None else None
+        return extract.same_statement(a, b, idf=self.idf, semantic=semantic)
+
+    # -- integration -------------------------------------------------------------------------
+    def _integrate(self, unit: dict[str, Any], calls: list[Call],
+                   messages: Sequence[Message]) -> AssistantTurn:
+        name = str(unit.get("name", "")).strip()
+        summary = str(unit.get("summary", "")).strip()
+        points = [str(p) for p in unit.get("points") or []]
+        bucket = str(unit.get("bucket", "wiki"))
+        paths = [str(p) for p in unit.get("paths") or []]
+        lang = "zh" if tx.is_cjk_text(f"{name} {summary} {' '.join(points)}") else "en"
+        # What the unit states, for comparisons: its abstraction (name and summary: for a
+        # runbook, its trigger). Reasons ("..., because X"), steps and supporting points are
+        # refinements: they decide REFINE over CORROBORATE, not which node is the same.
+        unit_text = decide.text_of(name, tx.main_clause(summary))
+        digest = self.settings.folders.digest
+        searches = [c for c in calls if c.name == "node_search"]
+        reads = [c for c in calls if c.name == "read"]
+        writes = [c for c in calls if c.name in ("write", "edit", "frontmatter_update")]
+        repair = messages[-1].get("role") == "user" and len(calls) > 0
+
+        if not searches:
+            # The steps and points name what the unit touches (`idempotency key`): they recall
+            # the nodes it should link, which the name and summary alone may not mention.
+            details = " ".join(p.partition(": ")[2] or p for p in points)
+            queries = [f"{name} {summary} {details}".strip()[:1500]]
+            if name and len(summary) > 40:
+                queries.append(name)
+            phrases = tx.name_phrases(" ".join([summary, *points]))
+            if phrases:
+                # Names written in the text (`Space Script`, `block-anchors`): recall the nodes
+                # they may name, which a long query's rarest terms can miss.
+                queries.append(" ".join(phrases)[:1500])
+            limit = self.settings.auto_dream.node_search_limit
+            return turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
+
+        hits = self._hits(searches)
+        own = f"{digest}/{bucket}/{slugify(name)}.md"
+        if not reads:
+            ranked = self._rank(unit_text, hits)
+            wanted = [h.path for h, s in ranked[:MAX_READS] if s >= decide.T_RELATED_LEXICAL / 2]
+            probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
+                      if p not in wanted]
+            return turn([("read", {"path": p}) for p in wanted + probes[:PROBES]], "r")
+
+        notes: dict[str, Note] = {}
+        missing: set[str] = set()
+        for call in reads:
+            path = str(call.args.get("path", ""))
+            if call.result is None:
+                continue
+            if call.result.startswith("Error:"):
+                if "does not exist" in call.result:
+                    missing.add(path)
+                continue
+            notes[path] = parse_text(path, strip_trailer(call.result))
+
+        if writes:
+            failed = [c for c in writes if c.result and c.result.startswith("Error:")]
+            target = str(writes[-1].args.get("path", ""))
+            if not target.endswith(".md"):
+                target += ".md"
+            if repair:
+                fix = self._repair(messages, target, notes, paths, lang, calls)
+                if fix is not None:
+                    return fix
+            if failed:
+                return AssistantTurn(text=f"The write was refused: {failed[-1].result}")
+            action, classes = self._planned_action(messages)
+            return answer({"action": action, "target_path": target,
+                            "note": self._note(action, lang), "classification": classes})
+
+        return self._act(unit, unit_text, name, summary, points, bucket, paths, lang, hits, notes,
+                         missing, own, messages)
+
+    def _hits(self, searches: list[Call]) -> list[HitInfo]:
+        best: dict[str, HitInfo] = {}
+        for call in searches:
+            for hit in parse_hits(call.result or ""):
+                if hit.path not in best or hit.score > best[hit.path].score:
+                    best[hit.path] = hit
+        return sorted(best.values(), key=lambda h: -h.score)
+
+    def _rank(self, unit_text: str, hits: list[HitInfo]) -> list[tuple[HitInfo, float]]:
+        u = decide.bag(unit_text)
+        scored = [(h, decide.cosine(u, decide.bag(f"{h.name}. {h.description}"), self.idf))
+                  for h in hits]
+        return sorted(scored, key=lambda hs: (-hs[1], -hs[0].score))
+
+    @staticmethod
+    def _create_candidates(digest: str, bucket: str, name: str, summary: str
+                           ) -> list[tuple[str, str]]:
+        """(path, title) choices for a new node, best first: the unit's name; when another
+        node has that name already, a longer title from the summary, which usually tells the
+        two apart; then numbered variants of it."""
+        titles = [name]
+        longer = tx.title_from(summary, max_words=18, cut_words=14)
+        if longer and slugify(longer) != slugify(name):
+            titles.append(longer)
+        out = [(f"{digest}/{bucket}/{slugify(t)}.md", t) for t in titles]
+        last = titles[-1]
+        # A numbered name stays within the slug length limit, or it would not be a slug.
+        out += [(f"{digest}/{bucket}/{slugify(last, max_length=80 - len(str(i)) - 1)}-{i}.md",
+                 last) for i in range(2, 20)]
+        return out
+
+    def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
+                 semantic: bool = True) -> decide.Comparison:
+        from remelink.vault import frontmatter
+
+        try:
+            meta = frontmatter.load(note)
+        except Exception:
+            meta = {}
+        head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
+        embed = self._semantic if semantic and self.embedder is not None else None
+        return decide.compare(unit_text, head, note.body.replace("\r\n", "\n"), idf=self.idf,
+                              semantic=embed, unit_paths=paths)
+
+    def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
+        if self.embedder is None:
+            raise RuntimeError("no embedder")
+        return self.embedder.similarity(text, others)
+
+    def _act(self, unit: dict[str, Any], unit_text: str, name: str, summary: str,
+             points: list[str], bucket: str, paths: list[str], lang: str, hits: list[HitInfo],
+             notes: dict[str, Note], missing: set[str], own: str,
+             messages: Sequence[Message]) -> AssistantTurn:
+        digest = self.settings.folders.digest + "/"
+        return self._decide_and_write(unit, unit_text, name, summary, points, bucket, paths,
+                                      lang, hits, notes, missing, own, messages, digest)
+
+    def _decide_and_write(self, unit: dict[str, Any], unit_text: str, name: str, summary: str,
+                          points: list[str], bucket: str, paths: list[str], lang: str,
+                          hits: list[HitInfo], notes: dict[str, Note], missing: set[str],
+                          own: str, messages: Sequence[Message], digest: str) -> AssistantTurn:
+        compared: list[tuple[str, decide.Comparison]] = []
+        for path, note in notes.items():
+            if path.startswith(digest):
+                compared.append((path, self._compare(unit_text, note, paths, semantic=False)))
+        compared.sort(key=lambda pc: -pc[1].lexical)
+        if self.embedder is not None:
+            # The embedding costs ~10 ms a text: only the best lexical candidates get it.
+            compared = [(p, self._compare(unit_text, notes[p], paths) if i < SEMANTIC_TOP else c)
+                        for i, (p, c) in enumerate(compared)]
+        labels = {p: c.label for p, c in compared}
+        details = [p.partition(": ")[2] or p for p in points]
+        if details:
+            # Steps and points say what else the unit touches: a node they share enough with
+            # is related (linked), though it is never the same node on their account alone.
+            whole = decide.bag(decide.text_of(name, summary, *details))
+            for path, _ in compared:
+                if labels[path] == "unrelated" and path.startswith(digest):
+                    node = notes[path]
+                    if decide.cosine(whole, decide.bag(node.body), self.idf) >= \
+                            decide.T_RELATED_LEXICAL:
+                        labels[path] = "related"
+        order = {"same_abstraction": 0, "related": 1, "unrelated": 2}
+        compared.sort(key=lambda pc: (order[labels[pc[0]]], -pc[1].score))
+        same = [(p, c) for p, c in compared if labels[p] == "same_abstraction"]
+        names = {h.path: h.name for h in hits}
+        related = [(p, names.get(p) or p) for p, c in compared if labels[p] == "related"]
+        # Hits not read can still be related on their name and description alone.
+        for hit, score in self._rank(unit_text, hits):
+            if len(related) >= MAX_RELATED * 2 or score < decide.T_RELATED_LEXICAL:
+                break
+            if hit.path not in notes and all(hit.path != p for p, _ in related):
+                related.append((hit.path, hit.name or hit.path))
+        raw_text = " ".join([name, summary, *points])
+        mentioned = [(h.path, h.name) for h in hits
+                     if h.path not in labels or labels[h.path] != "same_abstraction"
+                     if tx.mentions(raw_text, h.name)][:MAX_MENTIONS]
+        related = mentioned + [r for r in related if r[0] not in dict(mentioned)][:MAX_RELATED]
+        classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
+        classes.update({p: "related" for p, _ in related})
+        titles = evidence_titles(messages)
+        sources = [write.SourceInfo(p, titles.get(p, "")) for p in paths]
+        today = today_of(messages)
+        if same:
+            target, comp = same[0]
+            note = notes[target]
+            related = [(p, n) for p, n in related if p != target and f"[[{p}" not in note.body]
+            classes[target] = "same_abstraction"
+            return self._update(target, note, comp, name, summary, points, bucket, lang,
+                                related, sources, today, classes)
+        choices = self._create_candidates(self.settings.folders.digest, bucket, name, summary)
+        free = next(((p, t) for p, t in choices if p in missing), None)
+        if free is None:
+            probed = missing | set(notes)
+            unprobed = [p for p, _ in choices if p not in probed]
+            if unprobed:  # every name probed so far is taken: probe the next ones
+                return turn([("read", {"path": p}) for p in unprobed[:PROBES]], f"r{len(probed)}-")
+            return AssistantTurn(
+                text=f"No free file name for {name!r}: {own} and its variants exist.")
+        free_path, title = free
+        if title != name:
+            name = title
+        # A stale hit may name the very file being created: a node never links to itself.
+        related = [(p, n) for p, n in related if p != free_path]
+        kind = str(unit.get("kind") or "")
+        roles = [(sources[0], kind or _default_role(bucket))] + \
+            [(s, "corroborate") for s in sources[1:]]
+        body = write.node_body(bucket, name, summary, points, lang, related, roles)
+        description = _description(summary, lang, bucket, name,
+                                   sum(1 for p in points if p.startswith("step: ")))
+        metadata = {"kind": _kind(bucket, kind)}
+        return AssistantTurn(
+            text=_plan("CREATE", classes),
+            tool_calls=(ToolCall("w1", "write", json.dumps(
+                {"path": free_path, "name": name, "description": description, "content": body,
+                 "metadata": metadata}, ensure_ascii=False)),))
+
+    def _update(self, target: str, note: Note, comp: decide.Comparison, name: str, summary: str,
+                points: list[str], bucket: str, lang: str, related: list[tuple[str, str]],
+                sources: list[write.SourceInfo], today: str,
+                classes: dict[str, str]) -> AssistantTurn:
+        body = note.body.replace("\r\n", "\n")
+        cited = {s.path for s in sources if f"[[{s.path}" in body}
+        new_sources = [s for s in sources if s.path not in cited]
+        statement = summary
+        if comp.conflict_kind in ("number", "date", "negation") and comp.old_sentence:
+            action = "CORRECT"
+            source = (new_sources or sources)[0].path
+            # Dated by its evidence (daily/2026-06-21/... -> 2026-06-21), else by today.
+            when = re.search(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", source)
+            line = write.correction_line(statement, comp.old_sentence, source,
+                                         when.group(1) if when else today, lang)
+            new_body = write.insert_after_sentence(body, comp.old_sentence, line)
+            roles = [(s, "correct") for s in new_sources]
+        else:
+            novel = self._novel_points(_distinct([summary, *points]), body)
+            if novel:
+                action = "REFINE"
+                steps = [p.partition(": ")[2] for p in novel if p.startswith("step: ")]
+                failures = [p.partition(": ")[2] for p in novel if p.startswith("failure: ")]
+                rest = [p.partition(": ")[2] if p.startswith(("point: ", "why: ", "input: "))
+                        else p for p in novel if not p.startswith(("step: ", "failure: "))]
+                new_body = body
+                if failures:
+                    listed = write.append_to_list(new_body, "Failure modes:", "失败方式：",
+                                                  failures, lang)
+                    if listed is None:
+                        rest += failures
+                    else:
+                        new_body = listed
+                if steps:
+                    appended = write.append_steps(new_body, steps, lang)
+                    if appended is None:
+                        rest = steps + rest
+                    else:
+                        new_body = appended
+                if rest:
+                    new_body = write.insert_before_sources(new_body,
+                                                           write.refine_paragraph(rest, lang))
+                roles = [(s, "refine") for s in new_sources]
+            else:
+                action = "CORROBORATE"
+                new_body = body
+                roles = [(s, "corroborate") for s in new_sources]
+        if related:
+            new_body = write.insert_before_sources(new_body, write.related_sentence(related, lang))
+        new_body = write.add_sources(new_body,
+                                     [write.source_sentence(s, r, lang) for s, r in roles])
+        if new_body == body:  # the node already says it, from these very sources
+            unchanged = "节点已记录这一点及其来源：无需改动。" if lang == "zh" else \
+                "The node already records this, from these sources: nothing to add."
+            return answer({"action": action, "target_path": target, "note": unchanged,
+                           "classification": classes})
+        if note.newline == "\r\n":
+            new_body = new_body.replace("\n", "\r\n")
+            body = note.body
+        old, new = write.edit_span(body if note.newline != "\r\n" else note.body, new_body)
+        edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
+        return AssistantTurn(text=_plan(action, classes),
+                             tool_calls=(ToolCall("e1", "edit", edit),))
+
+    def _novel_points(self, points: list[str], body: str) -> list[str]:
+        return decide.novel(points, _prose(body) + " " + decide._sources_prose(body), self.idf)
+
+    @staticmethod
+    def _planned_action(messages: Sequence[Message]) -> tuple[str, dict[str, str]]:
+        """The action and classification this engine announced with its write or edit."""
+        for message in reversed(messages):
+            if message.get("role") == "assistant" and message.get("tool_calls"):
+                try:
+                    plan = json.loads(str(message.get("content") or ""))
+                except ValueError:
+                    continue
+                if isinstance(plan, dict) and plan.get("plan") in ACTIONS:
+                    classes = plan.get("classification")
+                    return str(plan["plan"]), classes if isinstance(classes, dict) else {}
+        return "CORROBORATE", {}
+
+    @staticmethod
+    def _note(action: str, lang: str) -> str:
+        notes = {
+            "en": {"CREATE": "New node with its sources and related links.",
+                   "CORROBORATE": "Same abstraction again: added the new source.",
+                   "REFINE": "Added the new detail and its source.",
+                   "CORRECT": "Recorded the correction, keeping the earlier claim visible."},
+            "zh": {"CREATE": "新建节点，附来源和相关链接。",
+                   "CORROBORATE": "同一抽象再次出现：补充了新来源。",
+                   "REFINE": "补充了新细节及其来源。",
+                   "CORRECT": "记录了更正，并保留了原先的说法。"},
+        }
+        return notes[lang][action]
+
+    def _repair(self, messages: Sequence[Message], target: str, notes: dict[str, Note],
+                paths: list[str], lang: str, calls: list[Call]) -> AssistantTurn | None:
+        feedback = str(messages[-1].get("content", ""))
+        missing = [p for p in paths if f"[[{p}]]" in feedback and "does not cite" in feedback]
+        if not missing or sum(1 for c in calls if c.id.startswith("fix")) >= 1:
+            return None
+        sentences = [write.source_sentence(write.SourceInfo(p, ""), "fact", lang) for p in missing]
+        return turn([("edit", {"path": target, "old": "## Sources",
+                                "new": "## Sources\n\n" + "\n".join(sentences)})], "fix")
+
+
+ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
+
+
+def _plan(action: str, classes: dict[str, str]) -> str:
+    """The text that goes with a write or edit: the action and the classification of every
+    recalled node, read back for the receipt (the engine keeps no state between turns)."""
+    return json.dumps({"plan": action, "classification": classes}, ensure_ascii=False)
+
+
+def _distinct(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = tx.clean_statement(item.partition(": ")[2] if item.startswith(
+            ("point: ", "step: ", "failure: ", "why: ")) else item).lower()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def _prose(body: str) -> str:
+    """The body without its Sources section and without link syntax."""
+    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
+    text = body[:m.start()] if m else body
+    return tx.clean_statement(text.replace("\n", " "))
+
+
+def _description(summary: str, lang: str, bucket: str = "", name: str = "",
+                 steps: int = 0) -> str:
+    """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
+    not one), or for a runbook what it does and how many steps it has."""
+    if bucket == "procedure" and steps:
+        if lang == "zh":
+            return f"{tx.clean_statement(name)}的操作步骤（{steps} 步）。"
+        return f"How to {write.lower_first(tx.clean_statement(name))}, in {steps} steps."
+    text = tx.clean_statement(summary)
+    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
+    first = first or text
+    if len(first) > 240:
+        cut = first[:240]
+        first = cut[: cut.rfind(" ")] if " " in cut else cut
+        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
+    return first.rstrip(" ;:；：,，") or summary[:240]
+
+
+def _kind(bucket: str, kind: str) -> str:
+    if bucket == "wiki" and kind in ("lesson", "finding", "decision"):
+        return "observation"
+    return write.KIND_BY_BUCKET[bucket]
+
+
+def _default_role(bucket: str) -> str:
+    return {"procedure": "procedure", "personal": "preference"}.get(bucket, "fact")
+
+
