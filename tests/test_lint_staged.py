@@ -225,12 +225,48 @@ def test_closest_name_prefers_the_nearest_folder(tmp_path: Path) -> None:
     assert hints.hint("daily/2026-03-02/standup.md") == \
         " (did you mean daily/2026-03-02/a/standup.md?)"
     assert hints.hint("other/standup.md") == ""  # a tie: no guess
-    # No note of that name: a near spelling in the same folder.
-    assert hints.hint("daily/2026-03-02/standup-notes.md") == ""
-    assert hints.hint("daily/2026-03-02/stand-upp.md") == \
-        " (did you mean daily/2026-03-02/stand-up.md?)"
+    assert hints.hint("daily/2026-03-02/stand-upp.md") == ""  # no note of that name
     assert Suggester(VaultFiles.scan(tmp_path), "obsidian").hint("x/standup.md") == ""
     renamed = Suggester(VaultFiles.scan(tmp_path), "path",
                         {"daily/2026-03-02/standup.md": "daily/2026-03-02/stand-up.md"})
     assert renamed.hint("daily/2026-03-02/standup.md") == \
         " (did you mean daily/2026-03-02/stand-up.md? the commit renames it)"
+
+
+@given(st.lists(st.tuples(st.sampled_from(["Note", "note", "Ünïcode", "会议", "a b", "x"]),
+                          st.sampled_from(["", ".md", "#Part"]),
+                          st.sampled_from(["NFC", "NFD", "upper"])), min_size=1, max_size=6),
+       st.sampled_from(["path", "obsidian"]))
+def test_the_byte_search_never_hides_a_link_to_a_gone_note(
+        links: list[tuple[str, str, str]], mode: str) -> None:
+    """Reading only the notes that spell a gone note's name reports exactly what parsing every
+    note would (the prefilter is an optimisation, never a filter)."""
+    import tempfile
+    import unicodedata
+
+    from remelink.config import load_settings
+    from remelink.lint import core, lint_links
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / ".remelink").mkdir()
+        (root / ".remelink/config.yaml").write_text(f"links: {{resolution: {mode}}}\n")
+        (root / "daily").mkdir()
+        for i, (name, suffix, form) in enumerate(links):
+            target = f"daily/{name}{suffix}" if mode == "path" else f"{name}{suffix}"
+            target = target.upper() if form == "upper" else unicodedata.normalize(form, target)
+            (root / f"daily/n{i}.md").write_text(f"see [[{target}]]\n", encoding="utf-8")
+        gone = {f"daily/{name}.md": None for name, _, _ in links[:2]}
+        settings = load_settings(root, env={})
+        fast = lint_links(root, settings, [], gone=gone).problems
+        real = core._mentions
+        core._mentions = lambda linter, rel, stems: True  # type: ignore[assignment]
+        try:
+            slow = lint_links(root, settings, [], gone=gone).problems
+        finally:
+            core._mentions = real
+        assert fast == slow
+        exact = [n for n, suffix, form in links if suffix == ".md" and form == "NFC"
+                 and f"daily/{n}.md" in gone]
+        if exact:  # a link spelling a gone path exactly is always reported
+            assert any(p.code == "broken-link" for p in fast)

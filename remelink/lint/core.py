@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -55,19 +56,24 @@ def lint_links(vault: Path, settings: Settings | None = None, paths: Sequence[st
             gc.enable()
 
 
-def _mentions(linter: _Linter, rel: str, needles: tuple[str, ...]) -> bool:
-    """Whether note `rel` can hold a link to one of the paths whose file names (casefolded,
-    without extension) are `needles`: every such link spells the name, so a note that does not
-    is never parsed. A note that does is decoded once and kept for the checks."""
+def _mentions(linter: _Linter, rel: str, stems: tuple[str, ...]) -> bool:
+    """Whether note `rel` can hold a link to one of the paths whose file names (without
+    extension) are `stems`: every such link spells the name, so a note that does not is never
+    parsed. In path mode the spelling is exact (NFC or NFD bytes); in obsidian mode it is
+    case-insensitive. A note that does is decoded once and kept for the checks."""
     try:
         data = linter.read_bytes(rel)
     except (OSError, NoteError):
         return False
-    if data.isascii():
+    if linter.settings.resolution == "path":
+        found = any(n in data for n in _spellings(stems))
+    elif data.isascii():
         lowered = data.lower().decode("ascii")
+        found = any(n.casefold() in lowered for n in stems)
     else:
-        lowered = unicodedata.normalize("NFC", data.decode("utf-8", "replace")).casefold()
-    if not any(n in lowered for n in needles):
+        text = unicodedata.normalize("NFC", data.decode("utf-8", "replace")).casefold()
+        found = any(n.casefold() in text for n in stems)
+    if not found:
         return False
     try:
         linter.texts[rel] = decode(rel, data, max_bytes=linter.settings.max_note_bytes)
@@ -76,12 +82,18 @@ def _mentions(linter: _Linter, rel: str, needles: tuple[str, ...]) -> bool:
     return True
 
 
+@functools.cache
+def _spellings(stems: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple({unicodedata.normalize(form, s).encode("utf-8")
+                  for s in stems for form in ("NFC", "NFD")})
+
+
 def _stem(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     for ext in MARKDOWN_EXTS:
         if name.endswith(ext):
-            return name[: -len(ext)].casefold()
-    return name.casefold()
+            return name[: -len(ext)]
+    return name
 
 
 def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | None,
@@ -114,7 +126,7 @@ def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | N
     wanted |= set(gone)
     if wanted:
         wanted_folded = [w.casefold() for w in wanted]
-        needles = tuple({_stem(w) for w in wanted} - {""})
+        needles = tuple(sorted({_stem(w) for w in wanted} - {""}))
         for rel in markdown:
             if rel in checked or (excluded is not None and excluded(rel)):
                 continue
