@@ -21,10 +21,10 @@ from typing import Any, Protocol
 
 from remelink import evidence as ev
 from remelink import prompts
-from remelink.agent import Accept, Feedback, LoopError, parse_receipt, run_loop
+from remelink.agent import Accept, Feedback, LoopError, Transcript, parse_receipt, run_loop
 from remelink.config import Settings
 from remelink.errors import ModelError, RemelinkError, SandboxError
-from remelink.guards import validate
+from remelink.guards import Validation, validate
 from remelink.models.base import ChatModel, Usage
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
@@ -71,6 +71,7 @@ class UnitResult:
     candidates: tuple[tuple[str, float], ...] = ()
     classification: tuple[tuple[str, str], ...] = ()
     related: tuple[str, ...] = ()
+    labelled: tuple[str, ...] = ()  # candidates the receipt classified (the rest are inferred)
     model: str = ""
     # The model backend itself failed (ModelError after its retries): the run stops, because
     # the next unit would meet the same outage or the same missing key.
@@ -178,9 +179,41 @@ def _check_receipt(ws: UnitWorkspace, data: dict[str, Any]) -> tuple[Receipt | N
     return Receipt(action, target, note), []
 
 
-def _classification(ws: UnitWorkspace, final: Note | None, receipt: Receipt,
+_LABELS = {"same": "same_abstraction", "same_abstraction": "same_abstraction",
+           "related": "related", "unrelated": "unrelated"}
+
+
+def model_labels(ws: UnitWorkspace, data: dict[str, Any]) -> dict[str, str]:
+    """The receipt's own classification: `{path: same|related|unrelated}` (or the reverse,
+    `{label: [paths]}`), paths normalised as tool paths; anything else is ignored (a wrong
+    label costs no repair turn: the audit then infers that candidate's label)."""
+    given = data.get("classification")
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(given, dict):
+        for key, value in given.items():
+            if isinstance(value, list) and str(key).lower() in _LABELS:
+                pairs += [(path, key) for path in value]
+            else:
+                pairs.append((key, value))
+    labels: dict[str, str] = {}
+    for path, label in pairs:
+        name = _LABELS.get(str(label).strip().lower())
+        if name is None or not isinstance(path, str) or not path.strip():
+            continue
+        try:
+            labels[ws.tool_path(path.strip().strip("[]"))] = name
+        except SandboxError:
+            continue
+    return labels
+
+
+def _classification(ws: UnitWorkspace, final: Note | None, receipt: Receipt | None,
                     data: dict[str, Any]) -> tuple[tuple[tuple[str, float], ...],
-                                                   tuple[tuple[str, str], ...], tuple[str, ...]]:
+                                                   tuple[tuple[str, str], ...], tuple[str, ...],
+                                                   tuple[str, ...]]:
+    """(candidates with their best score, label of each, related nodes linked, the paths the
+    model labelled itself). A candidate the model did not label is inferred: the update
+    target is the same abstraction, a linked node is related, the rest unrelated."""
     best: dict[str, float] = {}
     for _, hits in ws.searches:
         for hit in hits:
@@ -191,24 +224,54 @@ def _classification(ws: UnitWorkspace, final: Note | None, receipt: Receipt,
     if final is not None:
         linked = {lk.target for lk in wl.parse_links(final.body)
                   if lk.target.startswith(digest_prefix)}
-    given = data.get("classification") if isinstance(data.get("classification"), dict) else {}
+    given = model_labels(ws, data)
+    target = receipt.target_path if receipt is not None else None
     classes = []
     for path, _ in candidates:
-        label = given.get(path) if isinstance(given, dict) else None
-        if label not in ("same_abstraction", "related", "unrelated"):
-            if path == receipt.target_path and receipt.action != "CREATE":
+        label = given.get(path)
+        if label is None:
+            if path == target and receipt is not None and receipt.action != "CREATE":
                 label = "same_abstraction"
             elif path in linked:
                 label = "related"
             else:
                 label = "unrelated"
-        classes.append((path, str(label)))
-    related = tuple(sorted(p for p in linked if p != receipt.target_path))
-    return candidates, tuple(classes), related
+        classes.append((path, label))
+    related = tuple(sorted(p for p in linked if p != target))
+    labelled = tuple(p for p, _ in candidates if p in given)
+    return candidates, tuple(classes), related, labelled
+
+
+def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
+           ) -> list[tuple[str, str, str, str | None]]:
+    """node_search for the unit before the first model turn, for the first message: the best
+    candidates (path, name, description) and the bodies of the best short ones. Recorded as a
+    search of the unit, so the audit lists these candidates too. A failing index only costs
+    the shortcut: the model can still call node_search."""
+    query = " ".join([unit.name, unit.summary, *unit.points])[:1500]
+    try:
+        hits = ctx.index.search(query, limit=prompts.RECALL_SHOWN, bucket=None, refresh=False)
+    except RemelinkError:
+        return []
+    hits = list(hits)[:prompts.RECALL_SHOWN]
+    ws.searches.append((query, hits))
+    out: list[tuple[str, str, str, str | None]] = []
+    for i, hit in enumerate(hits):
+        body = None
+        if i < prompts.RECALL_BODIES:
+            try:
+                note = ws.current(hit.path)
+            except RemelinkError:
+                note = None
+            if note is not None and len(note.body) <= prompts.RECALL_BODY_CHARS:
+                body = note.body.replace("\r\n", "\n")
+        out.append((hit.path, str(hit.name), str(hit.description), body))
+    return out
 
 
 def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False) -> UnitResult:
-    """Integrate one unit. Never raises for unit-level failures: they come back as `failed`."""
+    """Integrate one unit. Never raises for unit-level failures: they come back as `failed`,
+    with the tokens, turns and time they cost."""
     started = time.perf_counter()
     settings = ctx.settings
     owner = f"{unit.id}-{threading.get_ident()}"
@@ -219,6 +282,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
 
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
+    transcript = Transcript(messages=[])
     try:
         _check_unit_paths(ctx, unit)
         evidence = ev.build(ctx.vault, unit)
@@ -227,42 +291,53 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         folders = settings.folders
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
-                                              digest=folders.digest)
+                                              digest=folders.digest,
+                                              candidates=recall(ctx, ws, unit))
         receipt_data: dict[str, Any] = {}
         inherited: list[str] = []  # lint errors the node had before this unit, kept
 
+        def check(note: Note, original: Note | None, action: str | None = None
+                  ) -> Validation:
+            with ctx.files_lock, _with_path(ctx.files, note.path):
+                return validate(ctx.files, settings, unit, note, original, language=language,
+                                action=action)
+
         def judge(text: str) -> Accept[Receipt] | Feedback:
             data = parse_receipt(text)
+            staged = ws.staged is not None
             if data is None:
-                return Feedback(prompts.repair_message(
-                    ["no receipt found: answer with only {\"action\": ..., \"target_path\": ..., "
-                     "\"note\": ...}"], language=language))
+                problem = ("no receipt found: answer with only {\"action\": ..., \"target_path\": "
+                           "..., \"note\": ..., \"classification\": {...}}, not in prose")
+                return Feedback(prompts.receipt_feedback([problem], language=language,
+                                                         staged=staged), problem)
             try:
                 receipt, problems = _check_receipt(ws, data)
                 final = ws.staged or (ws.current(receipt.target_path) if receipt else None)
             except RemelinkError as exc:  # e.g. an update receipt naming an unreadable note
                 receipt, problems = None, [str(exc)]
             if receipt is None:
-                return Feedback(prompts.repair_message(problems, language=language),
-                                "; ".join(problems))
+                return Feedback(prompts.receipt_feedback(problems, language=language,
+                                                         staged=staged), "; ".join(problems))
             if final is None:
-                return Feedback(prompts.repair_message([f"{receipt.target_path} is empty"],
-                                                       language=language))
+                problem = f"{receipt.target_path} is empty"
+                return Feedback(prompts.receipt_feedback([problem], language=language,
+                                                         staged=staged), problem)
             # Judged against the node as it was (nothing staged: the node is its own original).
             original = ws.original if ws.staged is not None else final
-            with ctx.files_lock, _with_path(ctx.files, final.path):
-                verdict = validate(ctx.files, settings, unit, final, original)
+            verdict = check(final, original, receipt.action)
             problems = verdict.problems
             inherited[:] = verdict.inherited
             if problems:
-                return Feedback(prompts.repair_message(problems, language=language),
-                                "; ".join(problems))
+                return Feedback(prompts.node_feedback(problems, receipt.target_path,
+                                                      language=language), "; ".join(problems))
             receipt_data.clear()
             receipt_data.update(data)
             return Accept(receipt)
 
-        receipt, transcript = run_loop(ctx.model, messages, toolbox(ws), judge,
-                                       max_steps=dream.max_steps, max_repairs=dream.repair_turns)
+        tools = toolbox(ws, check=lambda note, original: check(note, original).problems)
+        receipt, transcript = run_loop(ctx.model, messages, tools, judge,
+                                       max_steps=dream.max_steps, max_repairs=dream.repair_turns,
+                                       transcript=transcript)
         final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
         before = ws.original.render() if ws.original is not None else b""
         after = final.render() if final is not None else before
@@ -272,17 +347,22 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
         if changed and not dry_run:
             warnings += _commit(ctx, ws, unit, receipt.target_path, after)
-        candidates, classes, related = _classification(ws, final, receipt, receipt_data)
+        candidates, classes, related, labelled = _classification(ws, final, receipt,
+                                                                 receipt_data)
         return UnitResult(
             unit=unit, status="done", action=receipt.action, target=receipt.target_path,
             note=receipt.note, diff=diff, content_hash=_hash(after), changed=changed,
             usage=transcript.usage, steps=transcript.steps, repairs=transcript.repairs,
             seconds=time.perf_counter() - started, model_seconds=transcript.model_seconds,
             candidates=candidates, classification=classes, related=related,
-            model=ctx.model.name, warnings=warnings)
+            labelled=labelled, model=ctx.model.name, warnings=warnings)
     except (LoopError, ModelError, RemelinkError) as exc:
+        candidates, classes, _, _ = _classification(ws, None, None, {})
         return UnitResult(unit=unit, status="failed", error=str(exc),
                           seconds=time.perf_counter() - started, target=ws.target,
+                          usage=transcript.usage, steps=transcript.steps,
+                          repairs=transcript.repairs, model_seconds=transcript.model_seconds,
+                          candidates=candidates, classification=classes,
                           model=ctx.model.name, infrastructure=isinstance(exc, ModelError))
     finally:
         ctx.claims.release(owner)

@@ -205,7 +205,13 @@ def test_integrate_unit_through_litellm_and_a_loopback_server(
     assert all("name" not in m for m in tools)
     assert tools[0]["content"].startswith("3 node(s), best first:\n1. [")
     assert tools[1]["content"].startswith("## Sources\n")
-    assert tools[2]["content"] == f"Staged edit of {NODE} (1 replacement)."
+    assert tools[2]["content"] == (f"Staged edit of {NODE} (1 replacement). Checked: it passes "
+                                   "every check. Unless you want to change more, answer now with "
+                                   "only the receipt JSON.")
+    # The first message carries the recall for the unit: the candidates, short bodies included.
+    user = body["messages"][1]["content"]
+    assert f"Candidates (node_search for this unit, best first):\n1. {NODE}\n" in user
+    assert "The server stores the key with the first response for 24 hours" in user
     assistant = last[2]
     assert assistant["tool_calls"][0]["id"] == "call_search"
     assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["limit"] == 20

@@ -48,6 +48,7 @@ def _audit_entry(ctx: RunContext, result: UnitResult, attempts: int) -> dict[str
         "error": result.error,
         "candidates": [{"path": p, "score": round(s, 4)} for p, s in result.candidates],
         "classification": dict(result.classification), "related": list(result.related),
+        "classified_by_model": list(result.labelled),
         "model": result.model, "tokens_in": result.usage.prompt_tokens,
         "tokens_out": result.usage.completion_tokens, "steps": result.steps,
         "repairs": result.repairs, "duration_ms": round(result.seconds * 1000),
