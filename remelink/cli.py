@@ -260,7 +260,9 @@ def integrate_cmd(
             "command": "integrate",
             "duration_ms": round(report.seconds * 1000),
             "counts": {"units": len(report.results), "failed": report.failed,
-                       "actions": _action_counts(report.results)},
+                       "actions": _action_counts(report.results),
+                       "tokens_in": sum(r.usage.prompt_tokens for r in report.results),
+                       "tokens_out": sum(r.usage.completion_tokens for r in report.results)},
             "data": [_unit_json(r, include_diff=dry_run) for r in report.results],
             "errors": [f"{r.unit.name}: {r.error}" for r in report.results if not r.ok],
         }
@@ -269,13 +271,14 @@ def integrate_cmd(
         for r in report.results:
             if r.ok:
                 typer.echo(f"{r.action:<11} {r.target}  {r.note}".rstrip())
-                tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
-                sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
-                                 f"{r.seconds:.2f} s\n")
                 if dry_run and r.diff:
                     typer.echo(r.diff, nl=False)
             else:
                 typer.echo(f"{'FAILED':<11} {r.unit.name}: {r.error}")
+            # What the unit cost, failed or not (a failed unit often costs the most).
+            tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
+            sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
+                             f"{r.seconds:.2f} s\n")
             for warning in r.warnings:
                 sys.stderr.write(f"  warning: {warning}\n")
     if leftover:

@@ -73,13 +73,21 @@ class Settings:
     auto_dream: DreamSettings = field(default_factory=DreamSettings)
     max_note_bytes: int = 10 * 1024 * 1024
     embedder: str = "auto"
+    # Passed to every litellm call (see MODEL_OPTIONS): temperature, max_tokens, Ollama's num_ctx.
+    model_options: Mapping[str, Any] = field(default_factory=dict)
 
     def level(self, code: str) -> str:
         return self.lint.get(code, "error")
 
 
 _TOP_KEYS = {"model", "api_base", "language", "timeout", "retries", "folders", "links", "lint",
-             "auto_dream", "limits", "local"}
+             "auto_dream", "limits", "local", "model_options"}
+# model_options: (type, minimum, maximum) of each key litellm is given as it is.
+MODEL_OPTIONS: dict[str, tuple[type, float, float]] = {
+    "temperature": (float, 0.0, 2.0), "top_p": (float, 0.0, 1.0),
+    "max_tokens": (int, 1, 1_000_000), "seed": (int, 0, 2**63 - 1),
+    "num_ctx": (int, 256, 10_000_000),
+}
 
 
 def _type_error(key: str, want: str, value: Any, source: str) -> ConfigError:
@@ -197,6 +205,10 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         _only(local, {"embedder"}, "local", source)
         if "embedder" in local:
             s = replace(s, embedder=_as_str("local.embedder", local["embedder"], source))
+    if "model_options" in data:
+        # Layered key by key: REMELINK_MODEL_OPTIONS__NUM_CTX keeps the file's temperature.
+        s = replace(s, model_options={**s.model_options, **_model_options(
+            _sub(data, "model_options", source), source)})
     if "auto_dream" in data:
         dream = _sub(data, "auto_dream", source)
         _only(dream, {f.name for f in fields(DreamSettings)}, "auto_dream", source)
@@ -215,6 +227,25 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                               changes["node_search_limit"], source)
         s = replace(s, auto_dream=replace(s.auto_dream, **changes))
     return s
+
+
+def _model_options(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    _only(data, set(MODEL_OPTIONS), "model_options", source)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        kind, low, high = MODEL_OPTIONS[key]
+        name = f"model_options.{key}"
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            number = kind(value) if kind is float else _as_int(name, value, source)
+        except (TypeError, ValueError):
+            raise _type_error(name, "a number" if kind is float else "an integer", value,
+                              source) from None
+        if not low <= number <= high:
+            raise _type_error(name, f"between {low:g} and {high:g}", value, source)
+        out[key] = number
+    return out
 
 
 def _sub(data: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:

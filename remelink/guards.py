@@ -98,7 +98,7 @@ MAX_OCCURRENCES = 256  # places one old line is tried at in the new body (short 
 
 
 def _occurrences(flat: str, key: str) -> list[tuple[int, int]]:
-    out = []
+    out: list[tuple[int, int]] = []
     pos = _find_word(flat, key, 0)
     while pos != -1 and len(out) < MAX_OCCURRENCES:
         out.append((pos, pos + len(key)))

@@ -114,7 +114,7 @@ Workflow:
    - REFINE, $refine: edit to insert it in the right place.
    - CORRECT, $correct: edit so the node states the supported claim, and quote the wrong line
      verbatim in a correction citing the new source, e.g.
-     `> Corrected on $today: <new claim>; the earlier text said "<old line>", per [[<new source path>]].`
+     `> Corrected on $today: <new claim>; the earlier text said "<old line>", per [[<source>]].`
 4. Link: on CREATE and on every update, weave related nodes into sentences of the body, e.g.
    `This builds on [[<path of a related node>]].` Weave more rather than less: this is the only
    chance to connect this unit to what the vault knows.
@@ -277,7 +277,8 @@ def node_feedback(problems: list[str], target: str, *, language: str) -> str:
     items = "\n".join(f"- {p}" for p in problems)
     if language == "zh":
         return (f"回执没有问题，但节点 {target} 还不能接受（行号按正文计算，不含 frontmatter）：\n"
-                f"{items}\n请用 edit 修正 {target}（read 可查看暂存的内容），然后再次只输出回执 JSON。")
+                f"{items}\n请用 edit 修正 {target}（read 可查看暂存的内容），"
+                "然后再次只输出回执 JSON。")
     return (f"The receipt is fine, but the node {target} cannot be accepted yet (line numbers "
             f"count body lines, without the frontmatter):\n{items}\nFix {target} with edit "
             "(read shows the staged text), then answer again with only the receipt JSON.")

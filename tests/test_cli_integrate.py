@@ -89,7 +89,8 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert lines[1:3] == ["--- a/digest/procedure/rotate-api-keys.md",
                           "+++ b/digest/procedure/rotate-api-keys.md"]
     assert ("+> Corrected on 2026-06-25: the rotation period is 24 h; the earlier text said "
-            "\"The rotation period is 30 days.\", per [[daily/2026-06-21/soc2-review.md]].") in lines
+            "\"The rotation period is 30 days.\", per [[daily/2026-06-21/soc2-review.md]].") \
+        in lines
     assert vault_only(vault) == before
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from integrate_support import copy_vault
 
 from remelink.config import load_settings
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-
 from remelink.guards import (
     LostLine,
     conservation_problems,
