@@ -142,7 +142,8 @@ def test_two_units_in_one_run_share_one_script(tmp_path: Path) -> None:
     assert [(d["action"], d["target"]) for d in data["data"]] == [
         ("CORROBORATE", "digest/wiki/idempotency-keys.md"),
         ("REFINE", "digest/wiki/progress-feedback.md")]
-    assert data["counts"] == {"units": 2, "failed": 0, "actions": {"CORROBORATE": 1, "REFINE": 1}}
+    assert data["counts"] == {"units": 2, "failed": 0, "actions": {"CORROBORATE": 1, "REFINE": 1},
+                              "tokens_in": 0, "tokens_out": 0}
 
 
 @pytest.mark.parametrize(("content", "message"), [
