@@ -151,6 +151,7 @@ def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
     hits = list(hits)[:prompts.RECALL_SHOWN]
     ws.searches.append((query, hits))
     out: list[tuple[str, str, str, str | None]] = []
+    room = prompts.RECALL_BODIES_CHARS
     for i, hit in enumerate(hits):
         body = None
         if i < prompts.RECALL_BODIES:
@@ -158,8 +159,9 @@ def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
                 note = ws.current(hit.path)
             except RemelinkError:
                 note = None
-            if note is not None and len(note.body) <= prompts.RECALL_BODY_CHARS:
+            if note is not None and len(note.body) <= min(room, prompts.RECALL_BODY_CHARS):
                 body = note.body.replace("\r\n", "\n")
+                room -= len(body)
         out.append((hit.path, str(hit.name), str(hit.description), body))
     return out
 
