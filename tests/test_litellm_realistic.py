@@ -187,6 +187,7 @@ class Realistic:
     turns: int = 0
     last_write: dict[str, Any] | None = None
     last_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    edits: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def once(self, mistake: str) -> bool:
         if mistake in self.mistakes and mistake not in self.made:
@@ -217,6 +218,8 @@ class Realistic:
 
     def calls(self, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
         self.last_calls = list(calls)
+        if any(name == "edit" for name, _ in calls):
+            self.edits = [c for c in calls if c[0] == "edit"]  # for repeat_edit_on_feedback
         return completion(tool_calls=[(f"call_{self.turns}_{i}", name, args)
                                       for i, (name, args) in enumerate(calls)])
 
@@ -457,20 +460,7 @@ class Realistic:
         raise AssertionError(f"unexpected feedback {feedback[:300]!r}")
 
     def last_edits(self) -> list[tuple[str, dict[str, Any]]]:
-        return getattr(self, "_edits", [])
-
-    def remember_edits(self) -> None:
-        self._edits = [c for c in self.last_calls if c[0] == "edit"]
-
-
-class Recorder(Realistic):
-    """Realistic, remembering its last edits (for `repeat_edit_on_feedback`)."""
-
-    def calls(self, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-        out = super().calls(*calls)
-        if any(name == "edit" for name, _ in calls):
-            self.remember_edits()
-        return out
+        return self.edits
 
 
 # -- running a unit -----------------------------------------------------------------------------
@@ -500,7 +490,7 @@ def integrate_with(tmp_path: Path, server: FakeOpenAI, case: Case, mistakes: set
     vault = copy_vault(tmp_path)
     prepare(vault)
     before = tree_bytes(vault)
-    policy = Recorder(case, frozenset(mistakes), stubborn=stubborn)
+    policy = Realistic(case, frozenset(mistakes), stubborn=stubborn)
     server.policy = policy
     settings = replace(load_settings(vault, env={}), api_base=server.base, retries=0,
                        timeout=10.0)
@@ -683,10 +673,10 @@ class Run:
     each unit's integration is its own Realistic (one of them stubborn, so it fails)."""
 
     def __init__(self) -> None:
-        self.units = {EN_CREATE.unit.name: Recorder(EN_CREATE, frozenset({"bare_sources"})),
-                      EN_UPDATE.unit.name: Recorder(EN_UPDATE, frozenset({"update_action"}),
+        self.units = {EN_CREATE.unit.name: Realistic(EN_CREATE, frozenset({"bare_sources"})),
+                      EN_UPDATE.unit.name: Realistic(EN_UPDATE, frozenset({"update_action"}),
                                                     stubborn=True),
-                      ZH_CREATE.unit.name: Recorder(ZH_CREATE, frozenset({"no_receipt"}))}
+                      ZH_CREATE.unit.name: Realistic(ZH_CREATE, frozenset({"no_receipt"}))}
         self.requests: list[tuple[str, int]] = []   # (unit name or task, prompt tokens)
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
