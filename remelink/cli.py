@@ -369,13 +369,14 @@ def integrate_cmd(
         for r in report.results:
             if r.ok:
                 typer.echo(f"{r.action:<11} {r.target}  {r.note}".rstrip())
-                tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
-                sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
-                                 f"{r.seconds:.2f} s\n")
                 if dry_run and r.diff:
                     typer.echo(r.diff, nl=False)
             else:
                 typer.echo(f"{'FAILED':<11} {r.unit.name}: {r.error}")
+            # What the unit cost, failed or not (a failed unit often costs the most).
+            tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
+            sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
+                             f"{r.seconds:.2f} s\n")
             for warning in r.warnings:
                 sys.stderr.write(f"  warning: {warning}\n")
     if leftover:

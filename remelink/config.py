@@ -76,6 +76,8 @@ class Settings:
     # What loading noticed but did not refuse (an unknown REMELINK_* variable): the CLI prints
     # each as a warning. Not part of the settings' value.
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    # Passed to every litellm call (see MODEL_OPTIONS): temperature, max_tokens, Ollama's num_ctx.
+    model_options: Mapping[str, Any] = field(default_factory=dict)
 
     def level(self, code: str) -> str:
         return self.lint.get(code, "error")
@@ -90,6 +92,7 @@ SECTIONS: dict[str, frozenset[str] | None] = {
     "lint": frozenset({*PROBLEM_CODES, "exclude"}),
     "limits": frozenset({"max_note_bytes"}),
     "local": frozenset({"embedder"}),
+    "model_options": frozenset({"temperature", "top_p", "max_tokens", "seed", "num_ctx"}),
     "auto_dream": frozenset(f.name for f in fields(DreamSettings)),
 }
 _TOP_KEYS = set(SECTIONS)
@@ -109,6 +112,13 @@ def config_keys() -> list[str]:
 def env_name(key: str) -> str:
     """The variable of a dotted key: `lint.orphan-node` -> REMELINK_LINT__ORPHAN_NODE."""
     return ENV_PREFIX + key.replace(".", "__").replace("-", "_").upper()
+
+# model_options: (type, minimum, maximum) of each key litellm is given as it is.
+MODEL_OPTIONS: dict[str, tuple[type, float, float]] = {
+    "temperature": (float, 0.0, 2.0), "top_p": (float, 0.0, 1.0),
+    "max_tokens": (int, 1, 1_000_000), "seed": (int, 0, 2**63 - 1),
+    "num_ctx": (int, 256, 10_000_000),
+}
 
 
 def _type_error(key: str, want: str, value: Any, source: str) -> ConfigError:
@@ -226,6 +236,10 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         _only(local, _keys("local"), "local", source)
         if "embedder" in local:
             s = replace(s, embedder=_as_str("local.embedder", local["embedder"], source))
+    if "model_options" in data:
+        # Layered key by key: REMELINK_MODEL_OPTIONS__NUM_CTX keeps the file's temperature.
+        s = replace(s, model_options={**s.model_options, **_model_options(
+            _sub(data, "model_options", source), source)})
     if "auto_dream" in data:
         dream = _sub(data, "auto_dream", source)
         _only(dream, _keys("auto_dream"), "auto_dream", source)
@@ -244,6 +258,25 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                               changes["node_search_limit"], source)
         s = replace(s, auto_dream=replace(s.auto_dream, **changes))
     return s
+
+
+def _model_options(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    _only(data, set(MODEL_OPTIONS), "model_options", source)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        kind, low, high = MODEL_OPTIONS[key]
+        name = f"model_options.{key}"
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            number = kind(value) if kind is float else _as_int(name, value, source)
+        except (TypeError, ValueError):
+            raise _type_error(name, "a number" if kind is float else "an integer", value,
+                              source) from None
+        if not low <= number <= high:
+            raise _type_error(name, f"between {low:g} and {high:g}", value, source)
+        out[key] = number
+    return out
 
 
 def _sub(data: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:

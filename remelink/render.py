@@ -71,6 +71,8 @@ def dream_text(report: RunReport, seconds: float) -> str:
     lines.append(f"nodes: {c['nodes_created']} created, {c['nodes_updated']} updated; "
                  f"{_plural(c['inputs_checkpointed'], 'input')} checkpointed"
                  + (f"; tokens {c['tokens_in']} in / {c['tokens_out']} out"
+                    + (f" ({c['tokens_in_failed']} in on failed units)"
+                       if c.get("tokens_in_failed") else "")
                     if c["tokens_in"] or c["tokens_out"] else "")
                  + f" ({seconds:.1f} s)")
     for u in report.units:
@@ -159,8 +161,14 @@ def status_text(report: StatusReport) -> str:
                 state = "running"
             else:
                 state = "ok" if r.get("ok") else "problems"
+            tokens = ""
+            if counts.get("tokens_in") or counts.get("tokens_out"):
+                failed = counts.get("tokens_in_failed") or 0
+                tokens = (f", tokens {counts.get('tokens_in', 0)} in"
+                          + (f" ({failed} on failed units)" if failed else "")
+                          + f" / {counts.get('tokens_out', 0)} out")
             lines.append(f"  {r.get('id')}: {state}, {counts.get('units_integrated', 0)} "
-                         f"integrated, {counts.get('units_failed', 0)} failed")
+                         f"integrated, {counts.get('units_failed', 0)} failed{tokens}")
     return "\n".join(lines) + "\n"
 
 
@@ -192,7 +200,9 @@ def integrate_json(report: IntegrateReport, *, dry_run: bool, leftover: int) -> 
     return envelope(
         "integrate", ok=report.failed == 0 and not leftover, seconds=report.seconds,
         counts={"units": len(report.results), "failed": report.failed,
-                "actions": _action_counts(report.results)},
+                "actions": _action_counts(report.results),
+                "tokens_in": sum(r.usage.prompt_tokens for r in report.results),
+                "tokens_out": sum(r.usage.completion_tokens for r in report.results)},
         data=[_unit_json(r, include_diff=dry_run) for r in report.results], errors=errors)
 
 

@@ -22,6 +22,9 @@ model: local
 # api_base: http://localhost:11434     # for Ollama, llama.cpp, vLLM and other local servers
 # timeout: 120                         # seconds per model call
 # retries: 4                           # on rate limits and server errors, with backoff
+# Passed as they are to every litellm call (LLM engines only). Ollama's default context is
+# small next to a first request: set num_ctx (Ollama only; for llama.cpp start the server with -c).
+# model_options: {temperature: 0.2, top_p: 1.0, max_tokens: 4096, seed: 7, num_ctx: 16384}
 
 # Language of prompts and templates: auto (from the material), en or zh.
 language: auto

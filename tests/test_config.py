@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,25 @@ def test_yaml_errors_name_line_and_column(tmp_path: Path, text: str, where: str)
     message = str(info.value)
     assert message.startswith(f".remelink/config.yaml: {where}: cannot parse the YAML: "), message
     assert message.endswith("(fix the syntax there)") and "\n" not in message
+
+
+def test_model_options_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    write_config(tmp_path, "model_options:\n  temperature: 0.2\n  max_tokens: 1200\n")
+    s = load_settings(tmp_path, env={"REMELINK_MODEL_OPTIONS__NUM_CTX": "16384",
+                                     "REMELINK_MODEL_OPTIONS__TEMPERATURE": "0"})
+    assert dict(s.model_options) == {"temperature": 0.0, "max_tokens": 1200, "num_ctx": 16384}
+    assert load_settings(tmp_path / "none", env={}).model_options == {}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("model_options: {top_k: 3}", "unknown key(s) model_options.top_k"),
+    ("model_options: {temperature: 3}", "model_options.temperature must be between 0 and 2"),
+    ("model_options: {temperature: hot}", "model_options.temperature must be a number"),
+    ("model_options: {max_tokens: 0}", "model_options.max_tokens must be between 1 and"),
+    ("model_options: {num_ctx: true}", "model_options.num_ctx must be an integer"),
+    ("model_options: [1]", "model_options must be a mapping"),
+])
+def test_bad_model_options_are_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    write_config(tmp_path, text + "\n")
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_settings(tmp_path, env={})
