@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from remelink import __version__
-from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError
+from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError, filesystem_error
 
 app = typer.Typer(
     name="remelink",
@@ -87,6 +87,10 @@ def handles_errors(func: F) -> F:
         except Exception as exc:
             if debug:
                 raise
+            refused = filesystem_error(exc, root=kwargs.get("vault") or Path.cwd())
+            if refused is not None:  # permission, disk full, read-only: one line, no crash log
+                _err(f"error: {refused}")
+                raise typer.Exit(refused.exit_code) from None
             log = _crash_log(exc)
             where = f"; details in {log}" if log else ""
             _err(f"unexpected error: {type(exc).__name__}: {exc}{where} (rerun with --debug)")

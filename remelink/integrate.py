@@ -29,7 +29,7 @@ from remelink.models.base import ChatModel, Usage
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
 from remelink.vault import links as wl
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import atomic_write, read_file
 from remelink.vault.notes import Note
 from remelink.vault.paths import resolve_inside
 from remelink.vault.resolve import VaultFiles
@@ -306,16 +306,21 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
     replace atomically, then refresh the file list and the node index. Returns warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
     # must not redirect the write.
-    path = resolve_inside(ctx.vault, target, follow_symlinks=False)
+    path = resolve_inside(ctx.vault, target, follow_symlinks=False)  # its on-disk spelling
+    root = ctx.vault.resolve()
     with ctx.commit_lock:
-        on_disk = path.read_bytes() if path.exists() else None
+        try:
+            on_disk = read_file(path, root_real=str(root), limit=ctx.settings.max_note_bytes,
+                                rel=target).data
+        except FileNotFoundError:
+            on_disk = None
         expected = ws.original.render() if ws.original is not None else None
         if on_disk != expected:
             raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
                                 "the unit will be retried", path=target)
         if ctx.on_commit is not None:
             ctx.on_commit(unit, target, _hash(data))
-        atomic_write(path, data)
+        atomic_write(path, data, root=root, rel=target)
         with ctx.files_lock:
             ctx.files.add(target)
     try:
