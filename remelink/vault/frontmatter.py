@@ -49,6 +49,30 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode,
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+# SPEC §2: the keys remelink itself writes, and what their values may be. Every other key of a
+# node is a person's, and remelink never changes or removes it.
+KINDS = ("procedure", "preference", "concept", "observation")
+TAG_KEY = "memory_tags"
+ENGINE_KEYS = frozenset({"name", "description", "kind", "memory_tags"})
+
+
+def value_problems(meta: dict[str, Any]) -> list[str]:
+    """Why the values of `kind` and `memory_tags` in `meta` break SPEC §2 (one line each)."""
+    problems = []
+    if "kind" in meta and meta["kind"] is not None and meta["kind"] not in KINDS:
+        problems.append(f"kind is {meta['kind']!r}; it must be one of {', '.join(KINDS)}")
+    tags = meta.get("memory_tags")
+    if tags is not None:
+        if not isinstance(tags, list):
+            problems.append(f"memory_tags is a {type(tags).__name__}; it must be a list of "
+                            "strings, e.g. [Alice, Project_A]")
+        else:
+            bad = [t for t in tags if not isinstance(t, str) or not t.strip()]
+            if bad:
+                problems.append(f"memory_tags holds {bad[0]!r}; every tag is a non-empty string")
+    return problems
+
+
 def _yaml_error_line(exc: yaml.YAMLError, note: Note) -> str:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -233,6 +257,81 @@ def update(note: Note, changes: dict[str, Any], *, remove: tuple[str, ...] = ())
             out += nl
         out += appended
     return _verified(note, note.text[:fm_start] + out + note.text[fm_end:], expected)
+
+
+def extend_list(note: Note, key: str, items: list[Any]) -> Note:
+    """A copy of `note` whose list `key` has `items` appended, every byte already there kept:
+    the items a person wrote, their quoting, the comments on and after them, the flow or block
+    style. `[Vault]   # keep me` becomes `[Vault, Alice]   # keep me`; a block list gets one
+    `- item` line per item, indented like its siblings. A missing or null key is set to the
+    list (its inline comment kept). Raises NoteError when the value is not a list (nothing is
+    changed then: the caller reports it) or the edit cannot be made faithfully."""
+    before = load(note)
+    current = before.get(key)
+    if not items:
+        return note
+    if current is None:
+        spans = _key_spans(note.frontmatter_text or "") if key in before else {}
+        span = spans.get(key)
+        if span is None or not span.tail:
+            return update(note, {key: list(items)})
+        # `memory_tags:   # note`: the list goes on the key's line, so the comment stays.
+        fm = note.frontmatter_text or ""
+        fm_start = note.text.index("\n") + 1
+        line_nl = "\r\n" if fm.endswith("\r\n", 0, span.end) else "\n"
+        line = f"{key}: [{', '.join(_flow_item(item) for item in items)}]{span.tail}{line_nl}"
+        expected = {**before, key: list(items)}
+        new_fm = fm[:span.start] + line + fm[span.end:]
+        return _verified(note, note.text[:fm_start] + new_fm + note.text[fm_start + len(fm):],
+                         expected)
+    if not isinstance(current, list):
+        raise NoteError(f"{key} is a {type(current).__name__}, not a list; left as written",
+                        path=note.path, hint=f"write {key} as a list, e.g. {key}: [A, B]")
+    expected = dict(before)
+    expected[key] = [*current, *items]
+    fm = note.frontmatter_text or ""
+    fm_start = note.text.index("\n") + 1
+    try:
+        root = yaml.compose(fm, Loader=yaml.SafeLoader)
+        if not isinstance(root, yaml.MappingNode):
+            raise TypeError("not a mapping")
+        value = next(v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == key)
+    except (yaml.YAMLError, StopIteration, AttributeError, TypeError) as exc:
+        raise NoteError(f"cannot extend {key} faithfully ({exc})", path=note.path,
+                        hint="edit the frontmatter by hand") from None
+    if not isinstance(value, yaml.SequenceNode) or value.tag != "tag:yaml.org,2002:seq":
+        raise NoteError(f"cannot extend {key} faithfully (not a plain list)", path=note.path,
+                        hint="edit the frontmatter by hand")
+    if value.flow_style:
+        close = int(value.end_mark.index) - 1  # the `]`
+        if fm[close] != "]":
+            raise NoteError(f"cannot extend {key} faithfully", path=note.path,
+                            hint="edit the frontmatter by hand")
+        rendered = ", ".join(_flow_item(item) for item in items)
+        if value.value:  # after the last item, before any space or line break that precedes `]`
+            head = fm[:close].rstrip()
+            text = head + ", " + rendered + fm[len(head):]
+        else:
+            text = fm[:close] + rendered + fm[close:]
+    else:
+        last = value.value[-1]
+        dash_col = int(value.start_mark.column)
+        gap = max(1, int(value.value[0].start_mark.column) - dash_col - 1)
+        end = _node_end(last)
+        nl_at = fm.find("\n", max(end - 1, 0))
+        at = len(fm) if nl_at == -1 else nl_at + 1
+        line_nl = "\r\n" if nl_at > 0 and fm[nl_at - 1] == "\r" else "\n"
+        lines = "".join(f"{' ' * dash_col}-{' ' * gap}{_flow_item(item)}{line_nl}"
+                        for item in items)
+        text = fm[:at] + ("" if nl_at != -1 else line_nl) + lines + fm[at:]
+    return _verified(note, note.text[:fm_start] + text + note.text[fm_start + len(fm):],
+                     expected)
+
+
+def _flow_item(item: Any) -> str:
+    """One list item as PyYAML writes it inside `[...]` (quoted when it must be)."""
+    return yaml.dump([item], Dumper=_Dumper, allow_unicode=True, default_flow_style=True,
+                     width=1 << 30).strip()[1:-1]
 
 
 def _verified(note: Note, new_text: str, expected: dict[str, Any]) -> Note:
