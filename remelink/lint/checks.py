@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from remelink.config import Settings
-from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError
+from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError, UnsafeFileError
 from remelink.vault import links as wl
+from remelink.vault.fsio import outside_error, read_listed, vault_real
 from remelink.vault.notes import Note, decode, unclosed_frontmatter
 from remelink.vault.paths import BUCKETS, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, Resolver, VaultFiles
@@ -91,6 +92,31 @@ def _simple_frontmatter(text: str | None) -> dict[str, bool] | None:
         else:
             out[m.group(1)] = flow is None and (plain is None or plain in _YAML_NULLS)
     return out
+_CHECKED_VALUES = ("kind", "memory_tags")
+
+
+def _simple_values(text: str) -> dict[str, object]:
+    """The values of `kind` and `memory_tags` in a block `_simple_frontmatter` accepted, as
+    PyYAML reads these shapes: a quoted or plain string, a flow list of words, or null."""
+    out: dict[str, object] = {}
+    for line in text.split("\n"):
+        m = _FM_LINE_RE.fullmatch(line.removesuffix("\r"))
+        if m is None or m.group(1) not in _CHECKED_VALUES:
+            continue
+        double, single, flow, plain = m.group(2, 3, 4, 5)
+        if double is not None or single is not None:
+            out[m.group(1)] = double if double is not None else single
+        elif flow is not None:
+            out[m.group(1)] = [t.strip() for t in flow[1:-1].split(",") if t.strip()]
+        elif plain is None or plain in _YAML_NULLS:
+            out[m.group(1)] = None
+        elif plain.lower() in ("true", "false", "yes", "no", "on", "off"):
+            out[m.group(1)] = plain.lower() in ("true", "yes", "on")  # a YAML boolean
+        else:
+            out[m.group(1)] = plain.rstrip()
+    return out
+
+
 _LIST_MARK_RE = re.compile(r"^(?:[ \t]*(?:[-+*]|\d{1,9}[.)]|>)[ \t]+)+")
 
 
@@ -117,6 +143,7 @@ class _Linter:
         self.settings = settings
         self.resolver = Resolver(files, settings.resolution)
         self.root_str = str(files.root)
+        self.root_real = vault_real(files.root)
         self.texts: dict[str, Note | None] = {}
         self.outlines: dict[str, tuple[set[str], set[str], int]] = {}
         # What the main pass already scanned, for anchor checks: heading texts, block ids,
@@ -143,25 +170,25 @@ class _Linter:
 
     # -- reading -------------------------------------------------------------------------
     def read_bytes(self, rel: str) -> bytes:
-        """The file's bytes, refusing oversized files before reading them. Raises OSError or
-        NoteError. Plain descriptors, one read for a file that does not change meanwhile: on
-        this hot path pathlib and file objects cost more than the read itself."""
-        fd = os.open(os.path.join(self.root_str, self.files.on_disk(rel)), os.O_RDONLY)
-        try:
-            size = os.fstat(fd).st_size
-            if size > self.settings.max_note_bytes:
-                raise NoteError(f"file is {size / 1048576:.1f} MiB, over the "
-                                f"{self.settings.max_note_bytes // 1048576} MiB limit for notes",
-                                hint="split it, or raise limits.max_note_bytes")
-            data = os.read(fd, size + 1)
-            if len(data) > size:  # it grew since fstat: read on to the end
-                chunks = [data]
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
-            return data
-        finally:
-            os.close(fd)
+        """The file's bytes through the vault boundary: a symlink out of the vault, a FIFO, a
+        socket or a device is never opened, and an oversized file is refused before it is
+        read (UnsafeFileError / NoteError); OSError for the file system's own failures. The
+        walk already knows each entry's type, so a listed regular file costs one open, fstat
+        and read (`fsio.read_listed`): on this hot path every system call counts."""
+        if rel in self.files.escaping:
+            raise outside_error(None)
+        special = self.files.special.get(rel)
+        if special is not None:
+            raise UnsafeFileError(f"is {special}, not a regular file; not opened",
+                                  hint="notes are regular files; move it out of the vault")
+        limit = self.settings.max_note_bytes
+        got = read_listed(os.path.join(self.root_str, self.files.on_disk(rel)),
+                          root_real=self.root_real, limit=limit)
+        if got.data is None:
+            raise NoteError(f"file is {got.size / 1048576:.1f} MiB, over the "
+                            f"{limit // 1048576} MiB limit for notes",
+                            hint="split it, or raise limits.max_note_bytes")
+        return got.data
 
     def note(self, rel: str) -> Note | None:
         if rel in self.texts:
@@ -205,6 +232,10 @@ class _Linter:
         is_digest = self.is_node(rel)
         try:
             note = decode(rel, self.read_bytes(rel), max_bytes=self.settings.max_note_bytes)
+        except UnsafeFileError as exc:  # not a note at all: never opened, whatever its folder
+            self.texts[rel] = None
+            self.report(rel, 1, 1, "unreadable", str(exc))
+            return
         except NoteError as exc:
             self.texts[rel] = None
             message = str(exc).removeprefix(f"{rel}: ")  # the line already starts with the path
@@ -312,6 +343,7 @@ class _Linter:
     def check_digest(self, rel: str, note: Note) -> None:
         # An unclosed block goes to PyYAML's reader, which names it (not "'name' is missing").
         empty = None if unclosed_frontmatter(note) else _simple_frontmatter(note.frontmatter_text)
+        values: dict[str, object] = {}
         if empty is None:  # not a block of plain `key: value` lines: ask PyYAML
             from remelink.vault import frontmatter
 
@@ -322,11 +354,19 @@ class _Linter:
             else:
                 empty = {key: value is None or (isinstance(value, str) and not value.strip())
                          for key, value in meta.items()}
+                values = {k: meta[k] for k in _CHECKED_VALUES if k in meta}
+        elif any(k in empty for k in _CHECKED_VALUES):
+            values = _simple_values(note.frontmatter_text or "")
         if empty is not None:
             for key in ("name", "description"):
                 if empty.get(key, True):
                     state = "missing" if key not in empty else "empty"
                     self.report(rel, 1, 1, "frontmatter", f"'{key}' is {state} in the frontmatter")
+        if values:
+            from remelink.vault.frontmatter import value_problems
+
+            for problem in value_problems(values):  # SPEC §2: kind from its list, tags a list
+                self.report(rel, 1, 1, "frontmatter", problem)
 
         result = wl.scan(note.body, note.body_line)
         self.remember_outline(rel, result.outline, note)
