@@ -23,7 +23,7 @@ from remelink import evidence as ev
 from remelink import prompts
 from remelink.agent import Accept, Feedback, LoopError, parse_receipt, run_loop
 from remelink.config import Settings
-from remelink.errors import ModelError, RemelinkError, SandboxError
+from remelink.errors import FileSystemError, ModelError, RemelinkError, SandboxError
 from remelink.guards import validate
 from remelink.models.base import ChatModel, Usage
 from remelink.tools.vault_tools import toolbox
@@ -283,7 +283,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
     except (LoopError, ModelError, RemelinkError) as exc:
         return UnitResult(unit=unit, status="failed", error=str(exc),
                           seconds=time.perf_counter() - started, target=ws.target,
-                          model=ctx.model.name, infrastructure=isinstance(exc, ModelError))
+                          model=ctx.model.name,
+                          # A full or read-only disk is not the unit's fault: no attempt used.
+                          infrastructure=isinstance(exc, (ModelError, FileSystemError)))
     finally:
         ctx.claims.release(owner)
 

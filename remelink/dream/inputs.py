@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from remelink.config import Settings
-from remelink.errors import UsageError
+from remelink.errors import SandboxError, UsageError
 from remelink.vault.fsio import FileBytes, is_inside, kind_of, read_file, vault_real
-from remelink.vault.paths import disk_path, name_problem, nfc, shown
+from remelink.vault.paths import BUCKETS, disk_path, name_problem, nfc, shown
 
 INPUT_EXTS = (".md", ".markdown", ".txt")
 NODE_EXTS = (".md",)
@@ -93,8 +93,10 @@ def scan(vault: Path, settings: Settings, window: Window | None) -> Scan:
                 continue
             if problem is None:
                 found.append((rel, disk))
-            else:
-                out.refused[shown(rel)] = problem
+            else:  # keyed by the name as shown; an NFD twin of a refused name gets its own line
+                key = shown(rel)
+                out.refused[key if key not in out.refused else
+                            f"{shown(disk)} (decomposed)"] = problem
     inputs, twins = _one_per_name(found)
     out.inputs = inputs
     out.refused.update(twins)
@@ -107,6 +109,23 @@ def scan(vault: Path, settings: Settings, window: Window | None) -> Scan:
     _, twins = _one_per_name(nodes)
     out.notices += [f"{rel}: {why}" for rel, why in twins.items()]
     return out
+
+
+def check_write_folders(vault: Path, settings: Settings) -> None:
+    """Refuse, before anything runs, a digest folder (or bucket folder) that is a symlink, or
+    not a folder: every node write would go through it (out of the vault, for a link leading
+    out), and remelink never writes through a symlink. One line instead of one per unit."""
+    digest = settings.folders.digest
+    for rel in (digest, *(f"{digest}/{b}" for b in BUCKETS)):
+        try:
+            st = os.lstat(vault / rel)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            what = "a symlink" if stat.S_ISLNK(st.st_mode) else kind_of(st.st_mode)
+            raise SandboxError(f"{rel} is {what}; remelink writes digest nodes only into a real "
+                               "folder of the vault, never through a symlink",
+                               hint=f"replace {rel} by a folder (move the notes in)")
 
 
 def walk_notes(vault: Path, top: str, exts: tuple[str, ...] = NODE_EXTS
@@ -215,6 +234,8 @@ class _Walker:
         the vault); "" when it is not a candidate at all (a link to a non-note file)."""
         real = os.path.realpath(entry.path)
         if not is_inside(self.root_real, real):
+            if os.path.isdir(real):
+                return self._folder_link(Path(entry.path))
             return "a symlink whose real location is outside the vault; not read"
         try:
             st = os.stat(real)

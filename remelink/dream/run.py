@@ -26,7 +26,7 @@ from remelink.config import Settings
 from remelink.dream.autotag import auto_tag_step
 from remelink.dream.context import AuditLog, Reporter, RunContext, RunReport, SilentReporter
 from remelink.dream.extract import extract_step
-from remelink.dream.inputs import Window
+from remelink.dream.inputs import Window, check_write_folders
 from remelink.dream.state import Recovery, State
 from remelink.dream.steps import finish_step, integrate_step
 from remelink.dream.topics import topics_step
@@ -189,18 +189,19 @@ def run_dream(vault: Path, settings: Settings, model: ChatModel, options: DreamO
 def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOptions,
          reporter: Reporter, steps: list[Step], window: Window | None) -> RunReport:
     """One run under the vault lock (on the vault itself, or on a dry run's scratch copy)."""
+    check_write_folders(vault, settings)  # a symlinked digest/: one line, before anything
     run_id = new_run_id()
     state = State.load(vault)
     state.track_tags = "auto_tag_step" in settings.auto_dream.steps
     report = RunReport(run_id=run_id, date=window.date if window else None,
                        window=list(window.days) if window else [], dry_run=False)
-    report.warnings += state.problems  # checkpoint entries naming what they may not (ignored)
     audit = AuditLog(vault, run_id, enabled=True)
     for r in state.recover(vault):
         report.recovered.append(r.message)
         reporter.note(r.message)
         if r.done and not r.from_audit:
             audit.record(_recovered_entry(run_id, state, r))
+    report.warnings += state.problems  # checkpoint entries naming what they may not (ignored)
     _sweep(vault, settings)
     state.start_run(run_id, report.date)
     state.save()

@@ -203,7 +203,8 @@ def topics_step(ctx: RunContext) -> None:
         # Never through a symlinked day folder: that would write outside the vault.
         atomic_write(path, text, root=ctx.vault, rel=rel)
     except SandboxError as exc:
-        ctx.report.errors.append(f"{rel}: not written: {exc}")
+        ctx.report.topics_path = None
+        ctx.report.errors.append(f"{rel}: not written: {str(exc).removeprefix(rel + ': ')}")
 
 
 def _select(ctx: RunContext, candidates: list[dict[str, Any]], same_day: list[dict[str, Any]],

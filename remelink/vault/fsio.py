@@ -264,19 +264,23 @@ def append(path: Path, data: bytes, *, root: Path | None = None, rel: str | None
     if root is not None:
         check_write_path(root, path, rel, append=True)
     try:
-        _mkdirs(root, path.parent)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _CLOEXEC | _NOFOLLOW, 0o644)
-        try:
-            os.write(fd, data)
-            if sync:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        _append(path, data, sync, root)
     except OSError as exc:
         error = filesystem_error(exc, path=_name(path, root, rel), verb="write")
         if error is None:
             raise
         raise error from None
+
+
+def _append(path: Path, data: bytes, sync: bool, root: Path | None) -> None:
+    _mkdirs(root, path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _CLOEXEC | _NOFOLLOW, 0o644)
+    try:
+        os.write(fd, data)
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _atomic_write(path: Path, data: bytes | str, mode: int | None, root: Path | None) -> None:
