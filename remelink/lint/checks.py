@@ -18,6 +18,7 @@ from remelink.vault.fsio import outside_error, read_listed, vault_real
 from remelink.vault.notes import Note, decode, unclosed_frontmatter
 from remelink.vault.paths import BUCKETS, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, Resolver, VaultFiles
+from remelink.vault.values import value_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +70,12 @@ _FM_LINE_RE = re.compile(
 _YAML_NULLS = ("null", "Null", "NULL")
 
 
-def _simple_frontmatter(text: str | None) -> dict[str, bool] | None:
+def _simple_frontmatter(text: str | None,
+                        values: dict[str, object] | None = None) -> dict[str, bool] | None:
     """{key: value is empty (null or blank)} for a frontmatter block of plain `key: value`
     lines (double- or single-quoted strings without escapes, flow lists of words, plain words,
-    comments); None for any other shape, which PyYAML must read."""
+    comments); None for any other shape, which PyYAML must read. With `values`, the values of
+    `kind` and `memory_tags` are put there too, as PyYAML reads these shapes (`_value`)."""
     if text is None:
         return {}
     if _FM_UNSAFE_RE.search(text):
@@ -91,30 +94,25 @@ def _simple_frontmatter(text: str | None) -> dict[str, bool] | None:
             out[m.group(1)] = not (double if double is not None else single).strip()
         else:
             out[m.group(1)] = flow is None and (plain is None or plain in _YAML_NULLS)
+        if values is not None and m.group(1) in _CHECKED_VALUES:
+            values[m.group(1)] = _value(double, single, flow, plain)
     return out
 _CHECKED_VALUES = ("kind", "memory_tags")
 
 
-def _simple_values(text: str) -> dict[str, object]:
-    """The values of `kind` and `memory_tags` in a block `_simple_frontmatter` accepted, as
-    PyYAML reads these shapes: a quoted or plain string, a flow list of words, or null."""
-    out: dict[str, object] = {}
-    for line in text.split("\n"):
-        m = _FM_LINE_RE.fullmatch(line.removesuffix("\r"))
-        if m is None or m.group(1) not in _CHECKED_VALUES:
-            continue
-        double, single, flow, plain = m.group(2, 3, 4, 5)
-        if double is not None or single is not None:
-            out[m.group(1)] = double if double is not None else single
-        elif flow is not None:
-            out[m.group(1)] = [t.strip() for t in flow[1:-1].split(",") if t.strip()]
-        elif plain is None or plain in _YAML_NULLS:
-            out[m.group(1)] = None
-        elif plain.lower() in ("true", "false", "yes", "no", "on", "off"):
-            out[m.group(1)] = plain.lower() in ("true", "yes", "on")  # a YAML boolean
-        else:
-            out[m.group(1)] = plain.rstrip()
-    return out
+def _value(double: str | None, single: str | None, flow: str | None,
+           plain: str | None) -> object:
+    """A value of the simple shapes as PyYAML reads it: a quoted or plain string, a flow list
+    of words, a boolean, or null."""
+    if double is not None or single is not None:
+        return double if double is not None else single
+    if flow is not None:
+        return [t.strip() for t in flow[1:-1].split(",") if t.strip()]
+    if plain is None or plain in _YAML_NULLS:
+        return None
+    if plain.lower() in ("true", "false", "yes", "no", "on", "off"):
+        return plain.lower() in ("true", "yes", "on")
+    return plain.rstrip()
 
 
 _LIST_MARK_RE = re.compile(r"^(?:[ \t]*(?:[-+*]|\d{1,9}[.)]|>)[ \t]+)+")
@@ -342,8 +340,9 @@ class _Linter:
 
     def check_digest(self, rel: str, note: Note) -> None:
         # An unclosed block goes to PyYAML's reader, which names it (not "'name' is missing").
-        empty = None if unclosed_frontmatter(note) else _simple_frontmatter(note.frontmatter_text)
         values: dict[str, object] = {}
+        empty = None if unclosed_frontmatter(note) else \
+            _simple_frontmatter(note.frontmatter_text, values)
         if empty is None:  # not a block of plain `key: value` lines: ask PyYAML
             from remelink.vault import frontmatter
 
@@ -355,18 +354,13 @@ class _Linter:
                 empty = {key: value is None or (isinstance(value, str) and not value.strip())
                          for key, value in meta.items()}
                 values = {k: meta[k] for k in _CHECKED_VALUES if k in meta}
-        elif any(k in empty for k in _CHECKED_VALUES):
-            values = _simple_values(note.frontmatter_text or "")
         if empty is not None:
             for key in ("name", "description"):
                 if empty.get(key, True):
                     state = "missing" if key not in empty else "empty"
                     self.report(rel, 1, 1, "frontmatter", f"'{key}' is {state} in the frontmatter")
-        if values:
-            from remelink.vault.frontmatter import value_problems
-
-            for problem in value_problems(values):  # SPEC §2: kind from its list, tags a list
-                self.report(rel, 1, 1, "frontmatter", problem)
+        for problem in value_problems(values) if values else ():  # SPEC §2 kind, memory_tags
+            self.report(rel, 1, 1, "frontmatter", problem)
 
         result = wl.scan(note.body, note.body_line)
         self.remember_outline(rel, result.outline, note)

@@ -22,6 +22,13 @@ import yaml
 from remelink.errors import NoteError
 from remelink.vault.notes import Note, join, parse_text, to_newline, unclosed_frontmatter
 
+# SPEC §2: what the keys remelink writes may hold lives in vault/values.py (no YAML import there,
+# for lint's fast path); re-exported here for the writers.
+from remelink.vault.values import ENGINE_KEYS as ENGINE_KEYS
+from remelink.vault.values import KINDS as KINDS
+from remelink.vault.values import TAG_KEY as TAG_KEY
+from remelink.vault.values import value_problems as value_problems
+
 try:  # libyaml is in the PyYAML wheel on every mainstream platform; fall back gracefully.
     _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
 except AttributeError:  # pragma: no cover - depends on the wheel
@@ -47,30 +54,6 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode,
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-# SPEC §2: the keys remelink itself writes, and what their values may be. Every other key of a
-# node is a person's, and remelink never changes or removes it.
-KINDS = ("procedure", "preference", "concept", "observation")
-TAG_KEY = "memory_tags"
-ENGINE_KEYS = frozenset({"name", "description", "kind", "memory_tags"})
-
-
-def value_problems(meta: dict[str, Any]) -> list[str]:
-    """Why the values of `kind` and `memory_tags` in `meta` break SPEC §2 (one line each)."""
-    problems = []
-    if "kind" in meta and meta["kind"] is not None and meta["kind"] not in KINDS:
-        problems.append(f"kind is {meta['kind']!r}; it must be one of {', '.join(KINDS)}")
-    tags = meta.get("memory_tags")
-    if tags is not None:
-        if not isinstance(tags, list):
-            problems.append(f"memory_tags is a {type(tags).__name__}; it must be a list of "
-                            "strings, e.g. [Alice, Project_A]")
-        else:
-            bad = [t for t in tags if not isinstance(t, str) or not t.strip()]
-            if bad:
-                problems.append(f"memory_tags holds {bad[0]!r}; every tag is a non-empty string")
-    return problems
 
 
 def _yaml_error_line(exc: yaml.YAMLError, note: Note) -> str:
