@@ -260,7 +260,7 @@ def _read_config(vault: Path, path: Path) -> bytes:
     """config.yaml through the vault boundary (never a link out of the vault, a FIFO, a
     device, or more than 1 MiB)."""
     from remelink.errors import NoteError
-    from remelink.vault.fsio import read_file, vault_real
+    from remelink.vault.boundary import read_file, vault_real
 
     try:
         got = read_file(path, root_real=vault_real(vault), limit=1 << 20, rel=CONFIG_FILE)

@@ -29,7 +29,8 @@ from remelink.models.base import ChatModel, Usage
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
 from remelink.vault import links as wl
-from remelink.vault.fsio import atomic_write, read_file
+from remelink.vault.boundary import read_file
+from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note
 from remelink.vault.paths import resolve_inside
 from remelink.vault.resolve import VaultFiles

@@ -27,7 +27,8 @@ from remelink.dream.inputs import walk_notes
 from remelink.errors import FileSystemError, NoteError, RemelinkError
 from remelink.tools.vault_tools import toolbox
 from remelink.vault import frontmatter
-from remelink.vault.fsio import atomic_write, vault_real
+from remelink.vault.boundary import vault_real
+from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note, read_note
 from remelink.vault.paths import disk_path
 from remelink.workspace import UnitWorkspace

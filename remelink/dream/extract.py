@@ -22,7 +22,7 @@ from remelink.evidence import detect_language
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, parse_unit
 from remelink.vault import frontmatter
-from remelink.vault.fsio import vault_real
+from remelink.vault.boundary import vault_real
 from remelink.vault.notes import Note, decode, is_blank
 from remelink.workspace import UnitWorkspace
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from remelink.config import Settings
 from remelink.errors import SandboxError, UsageError
-from remelink.vault.fsio import FileBytes, is_inside, kind_of, read_file, vault_real
+from remelink.vault.boundary import FileBytes, is_inside, kind_of, read_file, vault_real
 from remelink.vault.paths import BUCKETS, disk_path, name_problem, nfc, shown
 
 INPUT_EXTS = (".md", ".markdown", ".txt")

@@ -39,7 +39,8 @@ from typing import Any
 from remelink.dream.untrusted import Kinds, audit_entries, clean_state
 from remelink.errors import NoteError, StateError
 from remelink.units import Unit
-from remelink.vault.fsio import append, atomic_write, fsync_dir, read_file, vault_real
+from remelink.vault.boundary import read_file, vault_real
+from remelink.vault.fsio import append, atomic_write, fsync_dir
 from remelink.vault.paths import disk_path
 
 VERSION = 1

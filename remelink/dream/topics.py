@@ -23,7 +23,8 @@ from remelink.agent import Accept, Feedback, LoopError, parse_object, run_loop
 from remelink.dream.context import RunContext
 from remelink.errors import ModelError, NoteError, SandboxError
 from remelink.tools.base import ToolBox
-from remelink.vault.fsio import atomic_write, read_file, vault_real
+from remelink.vault.boundary import read_file, vault_real
+from remelink.vault.fsio import atomic_write
 
 TOPIC_KEYS = ("title", "reason", "evidence", "keywords", "paths")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remelink.errors import NoteError
-from remelink.vault.fsio import read_prefix
+from remelink.vault.boundary import read_prefix
 from remelink.vault.notes import BOM, decode, parse_text
 from remelink.vault.paths import BUCKETS, nfc
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from remelink.config import Settings
 from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError, UnsafeFileError
 from remelink.vault import links as wl
-from remelink.vault.fsio import outside_error, read_listed, vault_real
+from remelink.vault.boundary import outside_error, read_listed, vault_real
 from remelink.vault.notes import Note, decode, unclosed_frontmatter
 from remelink.vault.paths import BUCKETS, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, Resolver, VaultFiles

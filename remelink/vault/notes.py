@@ -145,7 +145,7 @@ def read_note(root: Path, rel: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
     before reading. A name stored in NFD is found under its NFC path. Raises NoteError (one
     line) for missing, unsafe, unreadable, binary, non-UTF-8 or oversized files; never modifies
     the file."""
-    from remelink.vault.fsio import read_file, vault_real
+    from remelink.vault.boundary import read_file, vault_real
     from remelink.vault.paths import disk_path
 
     try:

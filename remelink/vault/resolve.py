@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from remelink.vault.fsio import kind_of
+from remelink.vault.boundary import kind_of
 from remelink.vault.paths import SKIP_DIRS, is_unsafe_target, nfc
 
 Status = Literal["ok", "broken", "ambiguous", "outside"]
