@@ -111,12 +111,12 @@ def disk_path(root: Path, rel: str) -> Path:
     each missing component is looked up among its folder's entries by its NFC form. An exact
     match always wins, so of two names differing only in normal form the NFC one is used."""
     path = root.joinpath(*rel.split("/"))
-    if rel.isascii() or os.path.lexists(path):
-        return path
+    if rel.isascii() or unicodedata.normalize("NFD", rel) == rel or os.path.lexists(path):
+        return path  # a name with nothing to decompose (ASCII, most CJK) has one spelling
     here = root
     for part in rel.split("/"):
         candidate = here / part
-        if not os.path.lexists(candidate):
+        if not os.path.lexists(candidate) and unicodedata.normalize("NFD", part) != part:
             try:
                 names = [e.name for e in os.scandir(here)]
             except OSError:
