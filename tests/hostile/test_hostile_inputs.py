@@ -378,3 +378,28 @@ def test_marker_outside_is_never_in_the_index(tmp_path: Path) -> None:
     search = w.cli("node-search", "deploy password")
     w.held(search.stdout + search.stderr)
     assert "leak.md" not in search.stdout and MARKER not in search.stdout
+
+
+def test_dry_run_across_file_systems_copies_no_fifo_or_device(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dry run copies the vault to a scratch folder; when hard links fail (another file
+    system), a FIFO or /dev/zero-like device must not be read by the copy."""
+    import errno
+
+    w = world(tmp_path)
+    (w.vault / DAY).mkdir(parents=True)
+    os.mkfifo(w.vault / DAY / "pipe.md")
+    try:
+        os.mknod(w.vault / DAY / "zero.md", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except OSError:
+        pass  # not root: the FIFO still makes the case
+    w.seal()
+
+    def cross_device(src: object, dst: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", cross_device)
+    report, out = w.run(dry_run=True)
+    monkeypatch.undo()
+    w.held(out, needle="pipe.md")
+    assert report.dry_run
