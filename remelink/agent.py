@@ -122,7 +122,7 @@ def _json_objects(text: str) -> list[str]:
     while pos != -1 and len(out) < 20:
         try:
             _, end = decoder.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a hostile `[[[[...`
             pos = text.find("{", pos + 1)
             continue
         out.append(text[pos:end])
@@ -148,10 +148,10 @@ def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | No
             continue
         try:
             data = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             try:
                 data = yaml.safe_load(stripped)
-            except yaml.YAMLError:
+            except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                 continue
         if isinstance(data, dict) and all(k in data for k in required):
             return {str(k): v for k, v in data.items()}

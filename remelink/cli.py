@@ -22,7 +22,7 @@ from typer._click.exceptions import UsageError as ClickUsageError  # typer vendo
 from typer.core import TyperCommand
 
 from remelink import __version__
-from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError
+from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError, filesystem_error
 
 if TYPE_CHECKING:
     from remelink.config import Settings
@@ -177,6 +177,11 @@ def handles_errors(command: str) -> Callable[[F], F]:
             except Exception as exc:
                 if debug:
                     raise
+                refused = filesystem_error(exc, root=kwargs.get("vault") or Path.cwd())
+                if refused is not None:  # permission, disk full, read-only: one line, no log
+                    _fail_json(str(refused))
+                    _err(f"error: {refused}")
+                    raise typer.Exit(refused.exit_code) from None
                 log = _crash_log(exc)
                 where = f"; details in {log}" if log else ""
                 message = f"unexpected error: {type(exc).__name__}: {exc}{where}"

@@ -373,21 +373,35 @@ def _yaml_error(exc: Exception) -> ConfigError:
     return ConfigError(f"cannot parse config: {first}", path=CONFIG_FILE)
 
 
+def _read_config(vault: Path, path: Path) -> bytes:
+    """config.yaml through the vault boundary (never a link out of the vault, a FIFO, a
+    device, or more than 1 MiB)."""
+    from remelink.errors import NoteError
+    from remelink.vault.boundary import read_file, vault_real
+
+    try:
+        got = read_file(path, root_real=vault_real(vault), limit=1 << 20, rel=CONFIG_FILE)
+    except (OSError, NoteError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            str(exc).removeprefix(f"{CONFIG_FILE}: ")
+        raise ConfigError(f"cannot read config: {reason}", path=CONFIG_FILE) from None
+    if got.data is None:
+        raise ConfigError(f"config is {got.size} bytes; not read (over 1 MiB)", path=CONFIG_FILE)
+    return got.data
+
+
 def load_settings(vault: Path, env: Mapping[str, str] | None = None,
                   overrides: Mapping[str, Any] | None = None) -> Settings:
     """Settings for `vault`: defaults, then config.yaml, then environment, then flags."""
     settings = Settings()
     path = vault / CONFIG_FILE
-    if path.is_file():
+    if os.path.lexists(path):
         import yaml
 
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            data = yaml.safe_load(_read_config(vault, path).decode("utf-8-sig"))
+        except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise _yaml_error(exc) from None
-        except OSError as exc:
-            raise ConfigError(f"cannot read config: {exc.strerror or exc}",
-                              path=CONFIG_FILE) from None
         if data is not None:
             settings = apply(settings, data, CONFIG_FILE)
     env_data, warnings = _env_layer(os.environ if env is None else env)

@@ -56,6 +56,16 @@ class NoteError(RemelinkError):
     """A note cannot be read or parsed (binary, not UTF-8, invalid frontmatter, too large)."""
 
 
+class UnsafeFileError(NoteError):
+    """A path whose real location leaves the vault (a symlink out of it), or that is not a
+    regular file (FIFO, socket, device, folder): never opened, never written (SPEC §1)."""
+
+
+class FileSystemError(RemelinkError):
+    """The file system refused a write: permission denied, disk full, read-only. The message
+    names the file and what to do; nothing is lost, and a rerun resumes."""
+
+
 class VaultBusy(RemelinkError):
     """Another process holds the vault lock (or the index writer) past the wait budget."""
 
@@ -70,3 +80,45 @@ class StateError(RemelinkError):
 
 class ModelError(RemelinkError):
     """The model backend failed in a way retries did not fix (infrastructure, not a tool error)."""
+
+
+# errno values of a file system that refuses writes: the user can act on each of them.
+_FS_ERRNOS = {"EACCES": "permission denied", "EPERM": "operation not permitted",
+              "ENOSPC": "no space left on the device", "EDQUOT": "disk quota exceeded",
+              "EROFS": "the file system is read-only",
+              "EFBIG": "file too large for the file system"}
+
+
+def filesystem_error(exc: BaseException, *, path: str | None = None, root: object = None,
+                     verb: str | None = None) -> FileSystemError | None:
+    """`exc` as a one-line FileSystemError when it is a file-system refusal the user can fix
+    (permission, disk full, read-only), else None. `path` (workspace-relative) names the file;
+    otherwise the OSError's own file name, shown relative to `root` when it is inside it.
+    `verb` says what was refused ("write", "read"; default: "write", or "access" for a
+    permission error of unknown direction)."""
+    import errno
+    import os
+
+    if not isinstance(exc, OSError) or exc.errno is None:
+        return None
+    name = errno.errorcode.get(exc.errno, "")
+    what = _FS_ERRNOS.get(name)
+    if what is None:
+        return None
+    where = path
+    if where is None and exc.filename is not None:
+        where = os.fsdecode(exc.filename)
+        if root is not None:
+            base = os.path.abspath(os.fspath(root))  # type: ignore[call-overload]
+            full = os.path.abspath(where)
+            if full.startswith(base + os.sep):
+                where = os.path.relpath(full, base).replace(os.sep, "/")
+    if name in ("ENOSPC", "EDQUOT", "EFBIG"):
+        hint = "free some disk space, then rerun: what was written is kept, and the run resumes"
+    elif name == "EROFS":
+        hint = "remount the vault read-write (or copy it somewhere writable), then rerun"
+    else:
+        hint = "make it writable by this user (check its owner and mode), then rerun"
+    if verb is None:
+        verb = "access" if name in ("EACCES", "EPERM") else "write"
+    return FileSystemError(f"cannot {verb} {where or 'a file'}: {what}", hint=hint)

@@ -23,12 +23,13 @@ from remelink import evidence as ev
 from remelink import prompts
 from remelink.agent import Accept, Feedback, LoopError, Transcript, parse_receipt, run_loop
 from remelink.config import Settings
-from remelink.errors import ModelError, RemelinkError
+from remelink.errors import FileSystemError, ModelError, RemelinkError
 from remelink.guards import Validation, validate
 from remelink.models.base import ChatModel, Usage
 from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
+from remelink.vault.boundary import read_file
 from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note
 from remelink.vault.paths import resolve_inside
@@ -260,7 +261,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
                           usage=transcript.usage, steps=transcript.steps,
                           repairs=transcript.repairs, model_seconds=transcript.model_seconds,
                           candidates=candidates, classification=classes,
-                          model=ctx.model.name, infrastructure=isinstance(exc, ModelError))
+                          model=ctx.model.name,
+                          # A full or read-only disk is not the unit's fault: no attempt used.
+                          infrastructure=isinstance(exc, (ModelError, FileSystemError)))
     finally:
         ctx.claims.release(owner)
 
@@ -283,16 +286,21 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
     replace atomically, then refresh the file list and the node index. Returns warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
     # must not redirect the write.
-    path = resolve_inside(ctx.vault, target, follow_symlinks=False)
+    path = resolve_inside(ctx.vault, target, follow_symlinks=False)  # its on-disk spelling
+    root = ctx.vault.resolve()
     with ctx.commit_lock:
-        on_disk = path.read_bytes() if path.exists() else None
+        try:
+            on_disk = read_file(path, root_real=str(root), limit=ctx.settings.max_note_bytes,
+                                rel=target).data
+        except FileNotFoundError:
+            on_disk = None
         expected = ws.original.render() if ws.original is not None else None
         if on_disk != expected:
             raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
                                 "the unit will be retried", path=target)
         if ctx.on_commit is not None:
             ctx.on_commit(unit, target, _hash(data))
-        atomic_write(path, data)
+        atomic_write(path, data, root=root, rel=target)
         with ctx.files_lock:
             ctx.files.add(target)
     try:

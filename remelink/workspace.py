@@ -8,6 +8,7 @@ exactly as it was.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,14 @@ from remelink.config import Settings
 from remelink.errors import NoteError, SandboxError
 from remelink.units import Unit
 from remelink.vault.notes import Note, read_note
-from remelink.vault.paths import BUCKETS, MARKER_DIR, normalize_relpath, resolve_inside, slugify
+from remelink.vault.paths import (
+    BUCKETS,
+    MARKER_DIR,
+    disk_path,
+    normalize_relpath,
+    resolve_inside,
+    slugify,
+)
 
 SearchFn = Callable[[str, int, "str | None"], list[Any]]
 
@@ -84,8 +92,7 @@ class UnitWorkspace:
         """The note as this unit sees it: the staged version of the target, else the disk."""
         if self.staged is not None and rel == self.target:
             return self.staged
-        path = self.vault / rel
-        if not path.exists():
+        if not os.path.lexists(disk_path(self.vault, rel)):  # its on-disk (maybe NFD) name
             return None
         return read_note(self.vault, rel, max_bytes=self.settings.max_note_bytes)
 

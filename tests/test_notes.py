@@ -130,7 +130,7 @@ def test_read_note_errors(tmp_path: Path) -> None:
         read_note(tmp_path, "big.md", max_bytes=1024)
     with pytest.raises(NoteError, match=r"^missing\.md: file not found$"):
         read_note(tmp_path, "missing.md")
-    with pytest.raises(NoteError, match="is a directory"):
+    with pytest.raises(NoteError, match="is a folder, not a regular file; not opened"):
         read_note(tmp_path, "dir.md")
 
 

@@ -41,7 +41,9 @@ def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
     state.inputs["daily/a.md"] = InputRecord(hash="h", status="pending", units=[u.id], run="r0")
     rec = state.units[u.id]
     rec.status, rec.attempts, rec.error, rec.action, rec.target = "failed", 2, "boom", None, NODE
-    state.pending_tags = [NODE]
+    state.pending_tags = [NODE]  # pending tags name existing nodes (dream/untrusted.py)
+    (vault / NODE).parent.mkdir(parents=True)
+    (vault / NODE).write_text("---\nname: X\ndescription: x\n---\nx\n", encoding="utf-8")
     state.start_run("r1", "2026-06-25")
     state.save()
     text = (vault / STATE_FILE).read_text(encoding="utf-8")
@@ -118,6 +120,8 @@ def test_recover_trusts_the_audit_line_of_an_interrupted_run(tmp_path: Path) -> 
     state.start_run("r1", None)  # never finished: the run was killed
     runs = vault / ".remelink" / "runs"
     runs.mkdir()
+    (vault / NODE).parent.mkdir(parents=True)  # an audit line is trusted for existing nodes only
+    (vault / NODE).write_bytes(b"---\nname: X\ndescription: x\n---\nx\n")
     lines = [{"run": "r1", "unit": a.id, "status": "done", "action": "CORROBORATE",
               "target": NODE, "changed": False, "attempts": 1},
              {"run": "r1", "unit": b.id, "status": "failed", "error": "x"}]
@@ -185,6 +189,8 @@ def test_journal_records_survive_without_a_full_save(tmp_path: Path) -> None:
     state.inputs["daily/2026-06-01/a.md"] = InputRecord(hash="h1", units=[a.id])
     state.mark_committing(a.id, NODE, "abc", "r1", created=True)
     state.log(units=[a.id], inputs=["daily/2026-06-01/a.md"])
+    (vault / NODE).parent.mkdir(parents=True)
+    (vault / NODE).write_bytes(b"---\nname: X\ndescription: x\n---\nx\n")
     state.pending_tags.append(NODE)
     state.log(meta=True)
     journal = vault / ".remelink" / "state.journal"

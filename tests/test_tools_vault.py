@@ -179,14 +179,14 @@ def test_write_stages_a_new_node_and_touches_no_file(vault: Path) -> None:
     out = call(box, "write", path="digest/procedure/queue-long-exports", name=" Queue\n long "
                "exports ", description="Run long exports as jobs.", content=BODY,
                metadata={"kind": "procedure", "memory_tags": []})
-    assert out == ("Staged CREATE of a new node digest/procedure/queue-long-exports.md (242 bytes, "
-                   "11 lines). It is written to the vault when your receipt is accepted.")
+    assert out == ("Staged CREATE of a new node digest/procedure/queue-long-exports.md (226 bytes, "
+                   "10 lines). It is written to the vault when your receipt is accepted.")
     assert tree_bytes(vault) == before
     assert ws.target == "digest/procedure/queue-long-exports.md" and not ws.existed
     assert ws.staged is not None
     assert ws.staged.render().decode() == (
         "---\nname: Queue long exports\ndescription: Run long exports as jobs.\nkind: procedure\n"
-        "memory_tags: []\n---\n" + BODY)
+        "---\n" + BODY)  # an empty memory_tags list is never written (SPEC §10.2)
 
 
 def test_write_new_node_needs_a_slug_in_the_unit_bucket(vault: Path) -> None:

@@ -3,28 +3,34 @@ modified in this run.
 
 Tags are entities (people, organisations, projects, products), not topics: at most `max_tags`
 (3), each at most 64 characters, whitespace runs become `_`, case-insensitive duplicates
-dropped, spellings already used in the vault reused. `memory_tags: []` is allowed.
+dropped, spellings already used in the vault reused. The step only adds: tags and comments a
+person wrote are never removed or rewritten, and an empty list is never written.
 
 The model (LLM or local engine) proposes tags through the same protocol as everything else: it
 may `read` the node (shown without its current tags), then answers `{"tags": [...]}`. This step
-normalises the answer and writes only the `memory_tags` key, byte-faithfully. A tagging failure
-is reported and never undoes the checkpoint. Determinism and crash safety: see VaultTags.
+normalises the answer and appends the new tags to the `memory_tags` key, byte-faithfully. A
+tagging failure is reported and never undoes the checkpoint. Determinism and crash safety: see
+VaultTags.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from remelink.agent import Accept, Feedback, parse_object, run_loop
 from remelink.dream.context import RunContext
-from remelink.errors import RemelinkError
+from remelink.dream.inputs import walk_notes
+from remelink.errors import FileSystemError, NoteError, RemelinkError
 from remelink.tools.vault_tools import toolbox
 from remelink.vault import frontmatter
+from remelink.vault.boundary import vault_real
 from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note, read_note
+from remelink.vault.paths import disk_path
 from remelink.workspace import UnitWorkspace
 
 TAG_KEY = "memory_tags"
@@ -63,29 +69,26 @@ def normalize_tags(raw: Iterable[Any], existing: Iterable[str], max_tags: int) -
 
 
 def node_tags(ctx: RunContext) -> dict[str, list[str]]:
-    """The `memory_tags` of every digest node that has some, by path (unreadable nodes are
-    left out: the index and lint-links report them)."""
+    """The `memory_tags` of every digest node that has some, by path (unreadable nodes, links
+    out of the vault and special files are left out: the run's scan and lint-links report
+    them)."""
     out: dict[str, list[str]] = {}
-    digest = ctx.vault / ctx.settings.folders.digest
-    if not digest.is_dir():
-        return out
-    for path in sorted(digest.rglob("*.md")):
-        try:
-            if TAG_KEY.encode() not in path.read_bytes():
-                continue  # most nodes: no YAML parse needed
-        except OSError:
+    root_real = vault_real(ctx.vault)
+    for rel, _, problem in walk_notes(ctx.vault, ctx.settings.folders.digest):
+        if problem is not None:
             continue
-        rel = path.relative_to(ctx.vault).as_posix()
         try:
-            meta = frontmatter.load(read_note(ctx.vault, rel,
-                                              max_bytes=ctx.settings.max_note_bytes))
+            note = read_note(ctx.vault, rel, max_bytes=ctx.settings.max_note_bytes,
+                             root_real=root_real)
+            if TAG_KEY not in (note.frontmatter_text or ""):
+                continue  # most nodes: no YAML parse needed
+            meta = frontmatter.load(note)
         except RemelinkError:
             continue
         value = meta.get(TAG_KEY)
         if isinstance(value, list):
             out[rel] = [t for t in value if isinstance(t, str) and t.strip()]
     return out
-
 
 
 class VaultTags:
@@ -167,11 +170,15 @@ def auto_tag_step(ctx: RunContext) -> None:
     known = snapshot.spellings()
     written: list[str] = []
     for rel in targets:
-        if (ctx.vault / rel).is_file():
+        if os.path.lexists(disk_path(ctx.vault, rel)):
             ctx.rebind_model()
             try:
                 if _tag_one(ctx, rel, snapshot, known):
                     written.append(rel)
+            except FileSystemError:
+                # Disk full, read-only: the pass stays pending and the next run repeats it
+                # (same snapshot, same bytes), so no node loses its tags to the failure.
+                raise
             except RemelinkError as exc:
                 ctx.report.warnings.append(
                     f"{rel}: tagging failed: {' '.join(str(exc).split())}")
@@ -190,13 +197,24 @@ def auto_tag_step(ctx: RunContext) -> None:
 
 
 def _tag_one(ctx: RunContext, rel: str, snapshot: VaultTags, known: list[str]) -> bool:
-    """Tag one node; True if its file changed."""
+    """Tag one node; True if its file changed. The step only adds (SPEC §10.2): the tags on
+    the node stay as written, with their quoting and comments; new entity tags are appended
+    while the node has fewer than `max_tags`; an empty list is never written."""
     note = read_note(ctx.vault, rel, max_bytes=ctx.settings.max_note_bytes)
     current = frontmatter.load(note).get(TAG_KEY)
+    if current is not None and not isinstance(current, list):
+        raise NoteError(f"{TAG_KEY} is a {type(current).__name__}, not a list; left as "
+                        "written and no tag added", hint=f"write it as a list: {TAG_KEY}: [A]")
+    have = list(current or [])
     proposed = _propose(ctx, note, snapshot.for_model(note.body))
-    tags = normalize_tags(proposed, known, ctx.settings.auto_dream.max_tags)
-    ctx.report.tags[rel] = tags
-    if current == tags:
+    max_tags = ctx.settings.auto_dream.max_tags
+    taken = {str(t).casefold() for t in have}
+    # Spellings already on this node win too: `soc2` written by hand is not added as `SOC2`.
+    fresh = [t for t in normalize_tags(proposed, [*known, *map(str, have)], len(proposed))
+             if t.casefold() not in taken][:max(0, max_tags - len(have))]
+    ctx.report.tags[rel] = [str(t) for t in [*have, *fresh]]
+    if not fresh:
         return False
-    atomic_write(ctx.vault / rel, frontmatter.update(note, {TAG_KEY: tags}).render())
+    updated = frontmatter.extend_list(note, TAG_KEY, fresh)
+    atomic_write(disk_path(ctx.vault, rel), updated.render(), root=ctx.vault, rel=rel)
     return True

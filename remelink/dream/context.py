@@ -4,7 +4,6 @@ CLI supplies, and the audit trail (SPEC §9.4, §9.5)."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from remelink.config import Settings
 from remelink.dream.inputs import Window
 from remelink.dream.state import State
 from remelink.models.base import ChatModel
+from remelink.vault.fsio import append
 
 
 class Reporter(Protocol):
@@ -128,6 +128,7 @@ class AuditLog:
     (a line is written with a single `write`, so a killed run leaves whole lines)."""
 
     def __init__(self, vault: Path, run_id: str, enabled: bool) -> None:
+        self.vault = vault
         self.path = vault / ".remelink" / "runs" / f"{run_id}.jsonl"
         self.enabled = enabled
         self._lock = threading.Lock()
@@ -136,13 +137,8 @@ class AuditLog:
         if not self.enabled:
             return
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
-        with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+        with self._lock:  # never through a symlinked runs/ folder or file (fsio.append)
+            append(self.path, line, root=self.vault, sync=False)
 
 
 @dataclass

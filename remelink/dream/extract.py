@@ -15,13 +15,14 @@ from collections.abc import Iterator
 from remelink import prompts
 from remelink.agent import Accept, Feedback, LoopError, parse_object, run_loop
 from remelink.dream.context import RunContext
-from remelink.dream.inputs import scan_inputs
+from remelink.dream.inputs import read_input, scan
 from remelink.dream.state import InputRecord, sha256
 from remelink.errors import ModelError, NoteError, RemelinkError
 from remelink.evidence import detect_language
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, parse_unit
 from remelink.vault import frontmatter
+from remelink.vault.boundary import vault_real
 from remelink.vault.notes import Note, decode, is_blank
 from remelink.workspace import UnitWorkspace
 
@@ -43,24 +44,30 @@ def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
     Unchanged inputs are skipped; invalid ones are reported every run until they are fixed, and
     never rewritten (nothing here writes to the vault)."""
     state, report = ctx.state, ctx.report
-    paths = scan_inputs(ctx.vault, ctx.settings, ctx.window)
-    report.files_scanned = len(paths)
+    found = scan(ctx.vault, ctx.settings, ctx.window)
+    paths = found.inputs
+    # What cannot be an input (a symlink out of the vault, a FIFO, a name no link can carry) is
+    # reported every run, one line each, and never checkpointed.
+    report.inputs.update({rel: {"status": "invalid", "error": why}
+                          for rel, why in found.refused.items()})
+    report.warnings += found.notices
+    report.files_scanned = len(paths) + len(found.refused)
     limit = ctx.settings.max_note_bytes
     max_attempts = ctx.settings.auto_dream.max_attempts
+    root_real = vault_real(ctx.vault)
     for rel in paths:
-        path = ctx.vault / rel
         data: bytes | None = None
         try:
-            st = path.stat()
-            if st.st_size > limit:
+            got = read_input(ctx.vault, rel, limit=limit, root_real=root_real)
+            if got.data is None:
                 # Not read at all: a 50 MB file costs a stat, and its "hash" is its stat.
-                digest = f"stat:{st.st_size}:{st.st_mtime_ns}"
+                digest = f"stat:{got.size}:{got.mtime_ns}"
             else:
-                data = path.read_bytes()
+                data = got.data
                 digest = sha256(data)
-        except OSError as exc:
-            report.inputs[rel] = {"status": "invalid",
-                                  "error": f"cannot read: {exc.strerror or exc}"}
+        except (OSError, NoteError) as exc:
+            why = problem(exc, rel) if isinstance(exc, NoteError) else exc.strerror or exc
+            report.inputs[rel] = {"status": "invalid", "error": f"cannot read: {why}"}
             continue
         known = state.inputs.get(rel)
         if known is not None and known.hash == digest:
@@ -85,7 +92,7 @@ def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
         error = None
         try:
             if data is None:
-                raise NoteError(f"file is {st.st_size / 1048576:.1f} MiB, over the "
+                raise NoteError(f"file is {got.size / 1048576:.1f} MiB, over the "
                                 f"{limit / 1048576:g} MiB limit for notes", path=rel,
                                 hint="split it, or raise limits.max_note_bytes")
             note = decode(rel, data, max_bytes=limit)

@@ -26,13 +26,13 @@ from remelink.config import Settings
 from remelink.dream.autotag import auto_tag_step
 from remelink.dream.context import AuditLog, Reporter, RunContext, RunReport, SilentReporter
 from remelink.dream.extract import extract_step
-from remelink.dream.inputs import Window
+from remelink.dream.inputs import Window, check_write_folders
 from remelink.dream.state import Recovery, State
 from remelink.dream.steps import finish_step, integrate_step
 from remelink.dream.topics import topics_step
 from remelink.errors import ConfigError, RemelinkError, UsageError
 from remelink.models.base import ChatModel
-from remelink.vault.fsio import TMP_PREFIX, file_lock, shared_lock, sweep_temp_files
+from remelink.vault.fsio import TMP_PREFIX, file_lock, lock_is_held, shared_lock, sweep_temp_files
 from remelink.vault.scratch import scratch_copy
 
 Step = Callable[[RunContext], None]
@@ -126,8 +126,8 @@ def tree_diffs(vault: Path, scratch: Path, tops: Sequence[str]) -> tuple[dict[st
     for top in tops:
         base = scratch / top
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if not path.is_file() or path.name.startswith(TMP_PREFIX):
-                continue
+            if path.is_symlink() or not path.is_file() or path.name.startswith(TMP_PREFIX):
+                continue  # a run never writes a link: nothing to diff, nothing to read
             rel = path.relative_to(scratch).as_posix()
             after = path.read_bytes()
             original = vault / rel
@@ -189,6 +189,7 @@ def run_dream(vault: Path, settings: Settings, model: ChatModel, options: DreamO
 def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOptions,
          reporter: Reporter, steps: list[Step], window: Window | None) -> RunReport:
     """One run under the vault lock (on the vault itself, or on a dry run's scratch copy)."""
+    check_write_folders(vault, settings)  # a symlinked digest/: one line, before anything
     run_id = new_run_id()
     state = State.load(vault)
     state.track_tags = "auto_tag_step" in settings.auto_dream.steps
@@ -200,9 +201,38 @@ def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOption
         reporter.note(r.message)
         if r.done and not r.from_audit:
             audit.record(_recovered_entry(run_id, state, r))
+    report.warnings += state.problems  # checkpoint entries naming what they may not (ignored)
     _sweep(vault, settings)
     state.start_run(run_id, report.date)
     state.save()
+    try:
+        _steps(vault, settings, model, options, reporter, steps, window, state, report, audit)
+    except BaseException as exc:
+        _mark_failed(state, run_id, report, exc)
+        raise
+    state.finish_run(run_id, report.counts(), report.ok)
+    state.save()
+    return report
+
+
+def _mark_failed(state: State, run_id: str, report: RunReport, exc: BaseException) -> None:
+    """A run that dies says so in state.json (`status` must never show it as running). Best
+    effort: when the failure is the disk itself, the next run's recovery marks it instead."""
+    state.finish_run(run_id, report.counts(), False)
+    for run in reversed(state.runs):
+        if run.get("id") == run_id:
+            if isinstance(exc, KeyboardInterrupt):
+                run["interrupted"] = True
+            else:
+                run["failed"] = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            break
+    with contextlib.suppress(Exception):
+        state.save()
+
+
+def _steps(vault: Path, settings: Settings, model: ChatModel, options: DreamOptions,
+           reporter: Reporter, steps: list[Step], window: Window | None, state: State,
+           report: RunReport, audit: AuditLog) -> None:
     with _live_index(vault, settings) as raw_index:
         index = LockedIndex(raw_index)
         stats = index.refresh()
@@ -223,9 +253,6 @@ def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOption
             else options.max_units)
         for step in steps:
             step(ctx)
-    state.finish_run(run_id, report.counts(), report.ok)
-    state.save()
-    return report
 
 
 @contextlib.contextmanager
@@ -256,6 +283,14 @@ class StatusReport:
         return not self.failed and not self.invalid and not self.unextracted
 
 
+def _settled(vault: Path, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs as status shows them: an unfinished run while no process holds the vault lock
+    died (killed, or failed when not even its failure could be saved): interrupted."""
+    if all(r.get("finished") for r in runs) or lock_is_held(vault / LOCK_FILE):
+        return runs
+    return [r if r.get("finished") else {**r, "interrupted": True} for r in runs]
+
+
 def status(vault: Path, settings: Settings) -> StatusReport:
     """Summary of the checkpoint: what is pending, what failed and why, the last runs. Reads
     only; a newer or unreadable checkpoint is a StateError (exit 2), as for a run."""
@@ -282,6 +317,6 @@ def status(vault: Path, settings: Settings) -> StatusReport:
                     "error": r.error, "gave_up": r.extract_attempts >= max_attempts}
                    for p, r in sorted(state.inputs.items()) if r.extract_hash is not None]
     return StatusReport(inputs=inputs, units=units, failed=failed, invalid=invalid,
-                        pending=pending, runs=state.runs[-5:],
+                        pending=pending, runs=_settled(vault, state.runs[-5:]),
                         pending_tags=len(state.pending_tags), exists=state.path.exists(),
                         unextracted=unextracted)

@@ -36,9 +36,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remelink.errors import StateError
+from remelink.dream.untrusted import Kinds, audit_entries, clean_state
+from remelink.errors import NoteError, StateError
 from remelink.units import Unit
-from remelink.vault.fsio import atomic_write, fsync_dir
+from remelink.vault.boundary import read_file, vault_real
+from remelink.vault.fsio import append, atomic_write, fsync_dir
+from remelink.vault.paths import disk_path
 
 VERSION = 1
 STATE_FILE = ".remelink/state.json"
@@ -46,6 +49,7 @@ JOURNAL_FILE = "state.journal"
 JOURNAL_PATH = ".remelink/state.journal"
 RUNS_DIR = ".remelink/runs"
 MAX_RUNS_KEPT = 30
+MAX_STATE_BYTES = 256 << 20  # read from .remelink/ at most (a crafted /dev/zero is refused)
 UNIT_STATUSES = ("pending", "committing", "done", "failed")
 INPUT_STATUSES = ("pending", "processed", "failed", "invalid")
 
@@ -127,6 +131,9 @@ class State:
     pending_tags: list[str] = field(default_factory=list)
     # False when auto_tag_step is not configured: nothing would ever drain pending_tags.
     track_tags: bool = True
+    # Entries of state.json, the journal or runs/ that named something they may not, dropped
+    # when loading (dream/untrusted.py): one line each, for the run's report.
+    problems: list[str] = field(default_factory=list)
 
     # -- persistence -------------------------------------------------------------------------
     @classmethod
@@ -134,13 +141,13 @@ class State:
         path = vault / STATE_FILE
         hint = "restore it from version control, or move it away to start over (every note " \
                "is then processed again); the file was left untouched"
-        if not path.exists():
+        if not os.path.lexists(path):
             fresh = cls(path)
             fresh._replay(hint)
             return fresh
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            data = json.loads(_read_state_file(vault, path, STATE_FILE).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError, NoteError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
                 str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise StateError(f"cannot read the checkpoint: {reason}", path=STATE_FILE,
@@ -164,6 +171,7 @@ class State:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the checkpoint is malformed ({type(exc).__name__}: {exc})",
                              path=STATE_FILE, hint=hint) from None
+        state.problems = clean_state(state, STATE_FILE)
         state._replay(hint)
         return state
 
@@ -171,11 +179,12 @@ class State:
         """Apply the journal left by a run that did not finish (see the module docstring)."""
         journal = self.path.with_name(JOURNAL_FILE)
         try:
-            raw = journal.read_bytes()
+            raw = _read_state_file(self.path.parent.parent, journal, JOURNAL_PATH)
         except FileNotFoundError:
             return
-        except OSError as exc:
-            raise StateError(f"cannot read the checkpoint journal: {exc.strerror or exc}",
+        except (OSError, NoteError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise StateError(f"cannot read the checkpoint journal: {reason}",
                              path=JOURNAL_PATH, hint=hint) from None
         lines = raw.split(b"\n")
         for number, line in enumerate(lines, 1):
@@ -199,12 +208,14 @@ class State:
                     self.pending_tags = [str(p) for p in rec.get("pending_tags") or []]
                 else:
                     raise ValueError(f"unknown record type {kind!r}")
-            except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError,
+                    RecursionError) as exc:
                 if number == len(lines) or all(not rest.strip() for rest in lines[number:]):
                     break  # the last line, torn by a kill mid-append: it never took effect
                 raise StateError(f"the checkpoint journal is damaged at line {number} "
                                  f"({type(exc).__name__}: {exc})", path=JOURNAL_PATH,
                                  hint=hint) from None
+        self.problems += clean_state(self, JOURNAL_PATH)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -218,9 +229,9 @@ class State:
 
     def save(self) -> None:
         """Write the whole state atomically, then drop the journal it now contains."""
-        atomic_write(self.path, render_json(self.to_json()))
+        atomic_write(self.path, render_json(self.to_json()), root=self.path.parent.parent)
         journal = self.path.with_name(JOURNAL_FILE)
-        if journal.exists():
+        if os.path.lexists(journal):
             journal.unlink()
             fsync_dir(journal.parent)
 
@@ -241,14 +252,8 @@ class State:
         if not lines:
             return
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        journal = self.path.with_name(JOURNAL_FILE)
-        journal.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, data.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append(self.path.with_name(JOURNAL_FILE), data.encode("utf-8"),
+               root=self.path.parent.parent)
 
     # -- runs --------------------------------------------------------------------------------
     def start_run(self, run_id: str, date: str | None) -> None:
@@ -310,7 +315,7 @@ class State:
 
     def recover(self, vault: Path) -> list[Recovery]:
         """Settle units left open by killed runs (see the module docstring)."""
-        audited = _audited_done(vault, self.interrupted_runs())
+        audited = _audited_done(vault, self.interrupted_runs(), self.problems)
         out = []
         for uid, rec in self.units.items():
             if rec.status not in ("committing", "pending"):
@@ -328,10 +333,10 @@ class State:
                 continue
             if rec.status != "committing":
                 continue
-            target = vault / (rec.target or "")
             try:
-                on_disk = sha256(target.read_bytes()) if rec.target and target.is_file() else None
-            except OSError:
+                on_disk = sha256(_read_state_file(vault, disk_path(vault, rec.target),
+                                                  rec.target)) if rec.target else None
+            except (OSError, NoteError):
                 on_disk = None
             if on_disk is not None and on_disk == rec.commit_hash:
                 rec.status, rec.error = "done", None
@@ -412,22 +417,30 @@ def render_json(data: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def _audited_done(vault: Path, run_ids: list[str]) -> dict[str, dict[str, Any]]:
+def _read_state_file(vault: Path, path: Path, rel: str) -> bytes:
+    """A file of `.remelink/` (or a node recovery checks) through the vault boundary: never a
+    link out of the vault, a FIFO or a device (UnsafeFileError), never over MAX_STATE_BYTES."""
+    got = read_file(path, root_real=vault_real(vault), limit=MAX_STATE_BYTES, rel=rel)
+    if got.data is None:
+        raise NoteError(f"{got.size} bytes, over the {MAX_STATE_BYTES >> 20} MiB limit", path=rel)
+    return got.data
+
+
+def _audited_done(vault: Path, run_ids: list[str],
+                  problems: list[str]) -> dict[str, dict[str, Any]]:
     """Units the audit trail of the interrupted runs records as done (a killed run may have
-    written a unit's line but not yet saved its state)."""
+    written a unit's line but not yet saved its state). Only lines whose target is an existing
+    digest node count (dream/untrusted.py); the others are problems."""
     done: dict[str, dict[str, Any]] = {}
+    kinds = Kinds.of(vault)
     for run_id in run_ids:
-        path = vault / RUNS_DIR / f"{run_id}.jsonl"
+        rel = f"{RUNS_DIR}/{run_id}.jsonl"
         try:
-            lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-        except OSError:
+            lines = _read_state_file(vault, vault / rel, rel).decode("utf-8", "replace")
+        except FileNotFoundError:
             continue
-        for line in lines:
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue  # a line cut by the kill: its unit was not settled
-            if isinstance(entry, dict) and entry.get("status") == "done" and entry.get("unit") \
-                    and not entry.get("dry_run"):
-                done[str(entry["unit"])] = entry
+        except (OSError, NoteError) as exc:
+            problems.append(f"{rel}: not read: {' '.join(str(exc).split())}")
+            continue
+        done.update(audit_entries(lines.splitlines(), rel, kinds, problems))
     return done

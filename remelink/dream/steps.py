@@ -15,6 +15,7 @@ from remelink.dream.context import RunContext, UnitOutcome
 from remelink.dream.state import UnitRecord, sha256
 from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
 from remelink.units import Unit
+from remelink.vault.paths import disk_path
 from remelink.vault.resolve import VaultFiles
 
 
@@ -81,7 +82,7 @@ def integrate_step(ctx: RunContext) -> None:
     def on_commit(unit: Unit, target: str, digest: str) -> None:
         # Write-ahead: the checkpoint names the bytes before they replace the node. Called
         # under integrate's commit lock, so the node on disk is stable while we look at it.
-        path = ctx.vault / target
+        path = disk_path(ctx.vault, target)  # an NFD node is written under its own name
         with ctx.state_lock:
             exists = path.is_file()
             landed = state.settle_landed(target, sha256(path.read_bytes()),

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from remelink.agent import Accept, Feedback, LoopError, parse_object, run_loop
 from remelink.dream.context import RunContext
-from remelink.errors import ModelError
+from remelink.errors import ModelError, NoteError, SandboxError
 from remelink.tools.base import ToolBox
+from remelink.vault.boundary import read_file, vault_real
 from remelink.vault.fsio import atomic_write
 
 TOPIC_KEYS = ("title", "reason", "evidence", "keywords", "paths")
@@ -43,14 +45,41 @@ class TopicsFileError(Exception):
     pass
 
 
-def _load(path: Path, *, strict: bool) -> list[dict[str, Any]]:
+MAX_TOPICS_BYTES = 1 << 20
+
+
+def _read(vault: Path, path: Path) -> str | None:
+    """The file's text through the vault boundary (never a link out of the vault, a FIFO or a
+    device; never more than 1 MiB); None when it does not exist. Raises TopicsFileError."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        got = read_file(path, root_real=vault_real(vault), limit=MAX_TOPICS_BYTES)
+    except FileNotFoundError:
+        return None
+    except (OSError, NoteError) as exc:
+        raise TopicsFileError(f"not read: {getattr(exc, 'strerror', None) or exc}") from None
+    if got.data is None:
+        raise TopicsFileError(f"{got.size} bytes; not read (over {MAX_TOPICS_BYTES} bytes)")
+    try:
+        return got.data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TopicsFileError("not valid UTF-8") from None
+
+
+def _load(vault: Path, path: Path, *, strict: bool) -> list[dict[str, Any]]:
     import yaml
 
-    if not path.exists():
-        return []
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        text = _read(vault, path)
+        if text is None:
+            return []
+        data = yaml.safe_load(text)
+    except TopicsFileError:
+        if strict:
+            raise
+        return []
+    except (yaml.YAMLError, RecursionError) as exc:
         if strict:
             raise TopicsFileError(f"invalid YAML: {str(exc).splitlines()[0]}") from None
         return []
@@ -124,7 +153,7 @@ def topics_step(ctx: RunContext) -> None:
     candidates = _candidates(ctx, date)
     ctx.reporter.start("topics", 1)
     try:
-        same_day = _load(path, strict=True)
+        same_day = _load(ctx.vault, path, strict=True)
     except TopicsFileError as exc:
         ctx.report.errors.append(f"{rel}: {exc}; left untouched")
         return
@@ -135,8 +164,8 @@ def topics_step(ctx: RunContext) -> None:
     end = dt.date.fromisoformat(date)
     for i in range(1, ctx.settings.auto_dream.topic_diversity_days + 1):
         day = (end - dt.timedelta(days=i)).isoformat()
-        recent += _load(ctx.vault / ctx.settings.folders.daily / day / "interests.yaml",
-                        strict=False)
+        recent += _load(ctx.vault, ctx.vault / ctx.settings.folders.daily / day /
+                        "interests.yaml", strict=False)
     count = ctx.settings.auto_dream.topic_count
     allowed = {p for c in candidates for p in c["paths"]}
     selected: list[dict[str, Any]]
@@ -169,9 +198,14 @@ def topics_step(ctx: RunContext) -> None:
     text = yaml.safe_dump({"date": date, "topic_count": count,
                            "diversity_days": ctx.settings.auto_dream.topic_diversity_days,
                            "topics": final}, allow_unicode=True, sort_keys=False, width=1 << 30)
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    if _read(ctx.vault, path) == text:
         return
-    atomic_write(path, text)
+    try:
+        # Never through a symlinked day folder: that would write outside the vault.
+        atomic_write(path, text, root=ctx.vault, rel=rel)
+    except SandboxError as exc:
+        ctx.report.topics_path = None
+        ctx.report.errors.append(f"{rel}: not written: {str(exc).removeprefix(rel + ': ')}")
 
 
 def _select(ctx: RunContext, candidates: list[dict[str, Any]], same_day: list[dict[str, Any]],

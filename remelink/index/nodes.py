@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remelink.errors import NoteError
+from remelink.vault.boundary import read_prefix
 from remelink.vault.notes import BOM, decode, parse_text
 from remelink.vault.paths import BUCKETS, nfc
 
@@ -199,8 +200,7 @@ def read_node(rel: str, stat: FileStat, digest: str, max_bytes: int, *,
                           f"{max_bytes // 1048576} MiB note limit; not indexed "
                           "(split it, or raise limits.max_note_bytes)")
     try:
-        with open(stat.disk, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        data = read_prefix(stat.disk, max_bytes + 1)  # never blocks on a FIFO or device
     except OSError as exc:
         return ReadResult(rel, f"unreadable:{stat.mtime_ns}", None,
                           f"{rel}: cannot read ({exc.strerror or exc}); not indexed")

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from remelink.config import Settings
-from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError
+from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError, UnsafeFileError
 from remelink.lint.suggest import Suggester
 from remelink.vault import links as wl
+from remelink.vault.boundary import outside_error, read_listed, vault_real
 from remelink.vault.notes import Note, decode, unclosed_frontmatter
 from remelink.vault.paths import BUCKETS, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, Resolver, VaultFiles
+from remelink.vault.values import value_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +71,12 @@ _FM_LINE_RE = re.compile(
 _YAML_NULLS = ("null", "Null", "NULL")
 
 
-def _simple_frontmatter(text: str | None) -> dict[str, bool] | None:
+def _simple_frontmatter(text: str | None,
+                        values: dict[str, object] | None = None) -> dict[str, bool] | None:
     """{key: value is empty (null or blank)} for a frontmatter block of plain `key: value`
     lines (double- or single-quoted strings without escapes, flow lists of words, plain words,
-    comments); None for any other shape, which PyYAML must read."""
+    comments); None for any other shape, which PyYAML must read. With `values`, the values of
+    `kind` and `memory_tags` are put there too, as PyYAML reads these shapes (`_value`)."""
     if text is None:
         return {}
     if _FM_UNSAFE_RE.search(text):
@@ -91,7 +95,27 @@ def _simple_frontmatter(text: str | None) -> dict[str, bool] | None:
             out[m.group(1)] = not (double if double is not None else single).strip()
         else:
             out[m.group(1)] = flow is None and (plain is None or plain in _YAML_NULLS)
+        if values is not None and m.group(1) in _CHECKED_VALUES:
+            values[m.group(1)] = _value(double, single, flow, plain)
     return out
+_CHECKED_VALUES = ("kind", "memory_tags")
+
+
+def _value(double: str | None, single: str | None, flow: str | None,
+           plain: str | None) -> object:
+    """A value of the simple shapes as PyYAML reads it: a quoted or plain string, a flow list
+    of words, a boolean, or null."""
+    if double is not None or single is not None:
+        return double if double is not None else single
+    if flow is not None:
+        return [t.strip() for t in flow[1:-1].split(",") if t.strip()]
+    if plain is None or plain in _YAML_NULLS:
+        return None
+    if plain.lower() in ("true", "false", "yes", "no", "on", "off"):
+        return plain.lower() in ("true", "yes", "on")
+    return plain.rstrip()
+
+
 _LIST_MARK_RE = re.compile(r"^(?:[ \t]*(?:[-+*]|\d{1,9}[.)]|>)[ \t]+)+")
 
 
@@ -118,6 +142,7 @@ class _Linter:
         self.settings = settings
         self.resolver = Resolver(files, settings.resolution)
         self.root_str = str(files.root)
+        self.root_real = vault_real(files.root)
         self.texts: dict[str, Note | None] = {}
         self.outlines: dict[str, tuple[set[str], set[str], int]] = {}
         # What the main pass already scanned, for anchor checks: heading texts, block ids,
@@ -146,25 +171,25 @@ class _Linter:
 
     # -- reading -------------------------------------------------------------------------
     def read_bytes(self, rel: str) -> bytes:
-        """The file's bytes, refusing oversized files before reading them. Raises OSError or
-        NoteError. Plain descriptors, one read for a file that does not change meanwhile: on
-        this hot path pathlib and file objects cost more than the read itself."""
-        fd = os.open(os.path.join(self.root_str, self.files.on_disk(rel)), os.O_RDONLY)
-        try:
-            size = os.fstat(fd).st_size
-            if size > self.settings.max_note_bytes:
-                raise NoteError(f"file is {size / 1048576:.1f} MiB, over the "
-                                f"{self.settings.max_note_bytes // 1048576} MiB limit for notes",
-                                hint="split it, or raise limits.max_note_bytes")
-            data = os.read(fd, size + 1)
-            if len(data) > size:  # it grew since fstat: read on to the end
-                chunks = [data]
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
-            return data
-        finally:
-            os.close(fd)
+        """The file's bytes through the vault boundary: a symlink out of the vault, a FIFO, a
+        socket or a device is never opened, and an oversized file is refused before it is
+        read (UnsafeFileError / NoteError); OSError for the file system's own failures. The
+        walk already knows each entry's type, so a listed regular file costs one open, fstat
+        and read (`fsio.read_listed`): on this hot path every system call counts."""
+        if rel in self.files.escaping:
+            raise outside_error(None)
+        special = self.files.special.get(rel)
+        if special is not None:
+            raise UnsafeFileError(f"is {special}, not a regular file; not opened",
+                                  hint="notes are regular files; move it out of the vault")
+        limit = self.settings.max_note_bytes
+        got = read_listed(os.path.join(self.root_str, self.files.on_disk(rel)),
+                          root_real=self.root_real, limit=limit)
+        if got.data is None:
+            raise NoteError(f"file is {got.size / 1048576:.1f} MiB, over the "
+                            f"{limit // 1048576} MiB limit for notes",
+                            hint="split it, or raise limits.max_note_bytes")
+        return got.data
 
     def note(self, rel: str) -> Note | None:
         if rel in self.texts:
@@ -208,6 +233,10 @@ class _Linter:
         is_digest = self.is_node(rel)
         try:
             note = decode(rel, self.read_bytes(rel), max_bytes=self.settings.max_note_bytes)
+        except UnsafeFileError as exc:  # not a note at all: never opened, whatever its folder
+            self.texts[rel] = None
+            self.report(rel, 1, 1, "unreadable", str(exc))
+            return
         except NoteError as exc:
             self.texts[rel] = None
             message = str(exc).removeprefix(f"{rel}: ")  # the line already starts with the path
@@ -312,7 +341,9 @@ class _Linter:
 
     def check_digest(self, rel: str, note: Note) -> None:
         # An unclosed block goes to PyYAML's reader, which names it (not "'name' is missing").
-        empty = None if unclosed_frontmatter(note) else _simple_frontmatter(note.frontmatter_text)
+        values: dict[str, object] = {}
+        empty = None if unclosed_frontmatter(note) else \
+            _simple_frontmatter(note.frontmatter_text, values)
         if empty is None:  # not a block of plain `key: value` lines: ask PyYAML
             from remelink.vault import frontmatter
 
@@ -323,11 +354,14 @@ class _Linter:
             else:
                 empty = {key: value is None or (isinstance(value, str) and not value.strip())
                          for key, value in meta.items()}
+                values = {k: meta[k] for k in _CHECKED_VALUES if k in meta}
         if empty is not None:
             for key in ("name", "description"):
                 if empty.get(key, True):
                     state = "missing" if key not in empty else "empty"
                     self.report(rel, 1, 1, "frontmatter", f"'{key}' is {state} in the frontmatter")
+        for problem in value_problems(values) if values else ():  # SPEC §2 kind, memory_tags
+            self.report(rel, 1, 1, "frontmatter", problem)
 
         result = wl.scan(note.body, note.body_line)
         self.remember_outline(rel, result.outline, note)

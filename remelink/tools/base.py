@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -19,6 +20,9 @@ from remelink.models.base import ToolCall, ToolSpec, tool_spec
 
 A = TypeVar("A", bound=BaseModel)
 MAX_ARGUMENT_CHARS = 200_000
+# Nesting deeper than this is no frontmatter anyone writes; it is bounded before parsing, so a
+# hostile `[[[[...` cannot reach a RecursionError in the JSON decoder, pydantic or PyYAML.
+MAX_ARGUMENT_DEPTH = 32
 
 
 MAX_ITEMS = 12            # items of one refusal shown, each whole
@@ -141,6 +145,11 @@ class ToolBox:
             return ToolOutcome(call.name, None,
                                f"Error: arguments are {len(raw)} characters; the limit is "
                                f"{MAX_ARGUMENT_CHARS}")
+        depth = nesting_depth(raw, MAX_ARGUMENT_DEPTH)
+        if depth > MAX_ARGUMENT_DEPTH:
+            return ToolOutcome(call.name, None,
+                               f"Error: arguments nest more than {MAX_ARGUMENT_DEPTH} levels "
+                               "deep; send flat values (strings, numbers, short lists)")
         try:
             data = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as exc:
@@ -162,11 +171,32 @@ class ToolBox:
             return ToolOutcome(call.name, data, f"Error: {exc.render()}")
         except RemelinkError as exc:
             return ToolOutcome(call.name, data, f"Error: {one_line(str(exc), 2000)}")
-        except (OSError, ValueError, UnicodeError) as exc:
+        except Exception as exc:
             # The filesystem or a parser refused something the checks above let through (a
-            # name too long for the filesystem, an undecodable path): still the model's input,
-            # so it is a message to the model, not the end of the run.
+            # name too long for the filesystem, an undecodable path, a value PyYAML cannot
+            # represent): the model's input all the same, so it is a message to the model, not
+            # the end of the run (SPEC §6). Interrupts (KeyboardInterrupt) still end it.
             return ToolOutcome(call.name, data,
                                f"Error: {call.name} failed: {type(exc).__name__}: "
                                f"{one_line(str(exc), 300)}")
         return ToolOutcome(call.name, data, result)
+
+
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(raw: str, limit: int) -> int:
+    """How deep `[` and `{` nest in JSON text, outside strings; stops counting past `limit`.
+    No recursion: this is what keeps a hostile argument from recursing anywhere."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(_JSON_STRING.sub('""', raw)):
+        if m.group(0) in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        else:
+            depth -= 1
+    return deepest

@@ -17,8 +17,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from remelink.guards import conservation_problems, duplicate_sources, quote_line, quoted_lines
 from remelink.tools.base import Tool, ToolBox, ToolError
+from remelink.tools.line_endings import find_once, with_endings_of
 from remelink.vault import frontmatter
-from remelink.vault.notes import Note, count_lines, parse_text, replace_body, to_newline
+from remelink.vault.notes import (
+    Note,
+    count_lines,
+    detect_newline,
+    parse_text,
+    replace_body,
+    to_newline,
+)
+from remelink.vault.paths import shown
 from remelink.workspace import UnitWorkspace
 
 READ_LIMIT = 50 * 1024
@@ -151,6 +160,9 @@ def _check_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     size = len(frontmatter.dump(meta).encode("utf-8"))
     if size > MAX_METADATA:
         raise ToolError(f"metadata is {size} bytes as YAML; the limit is {MAX_METADATA}")
+    problems = frontmatter.value_problems(meta)
+    if problems:
+        raise ToolError("; ".join(problems))
     for key in ("name", "description"):
         if key in meta:
             value = meta[key]
@@ -158,6 +170,41 @@ def _check_metadata(meta: dict[str, Any]) -> dict[str, Any]:
                 raise ToolError(f"{key} may change but not become empty")
             meta[key] = _one_line(value, key)
     return meta
+
+
+def _merge(current: Note, original: Note | None, changes: dict[str, Any]) -> Note:
+    """`current` with `changes` merged into its frontmatter, additively for what a person wrote
+    (SPEC §2, §10.2): a key the node had before this unit that remelink does not own keeps its
+    value (a change is refused); `memory_tags` only gains tags, appended after the ones on the
+    node, whose quoting and comments stay."""
+    before = frontmatter.load(original) if original is not None else {}
+    for key, value in changes.items():
+        if key in before and key not in frontmatter.ENGINE_KEYS and before[key] != value:
+            raise ToolError(f"{key} was written by a person, and remelink keeps its value as "
+                            f"written; leave {key} out of metadata")
+    changes = dict(changes)
+    tags = changes.pop(frontmatter.TAG_KEY, None)
+    updated = frontmatter.update(current, changes)
+    if tags:
+        have = frontmatter.load(updated).get(frontmatter.TAG_KEY)
+        if have is not None and not isinstance(have, list):
+            raise ToolError(f"{frontmatter.TAG_KEY} on the node is not a list; it is kept as "
+                            f"written: leave {frontmatter.TAG_KEY} out of metadata")
+        taken = {str(t).casefold() for t in have or []}
+        fresh = []
+        for tag in tags:
+            if tag.casefold() not in taken:
+                taken.add(tag.casefold())
+                fresh.append(tag)
+        updated = frontmatter.extend_list(updated, frontmatter.TAG_KEY, fresh)
+    return updated
+
+
+def _new_meta(changes: dict[str, Any]) -> dict[str, Any]:
+    """A new node's frontmatter: an empty `memory_tags` list is never written (SPEC §10.2)."""
+    if changes.get(frontmatter.TAG_KEY) == []:
+        return {k: v for k, v in changes.items() if k != frontmatter.TAG_KEY}
+    return changes
 
 
 # (staged node, node before the unit or None) -> problems that would refuse the receipt
@@ -185,7 +232,7 @@ class VaultTools:
         for i, hit in enumerate(hits, 1):
             # One line per field whatever the node's frontmatter holds (a multi-line
             # description would break the list the model reads).
-            lines.append(f"{i}. [{hit.score:.2f}] {hit.path}")
+            lines.append(f"{i}. [{hit.score:.2f}] {shown(hit.path)}")
             lines.append(f"   name: {' '.join(str(hit.name).split())}")
             lines.append(f"   description: {' '.join(str(hit.description).split())}")
         return "\n".join(lines)
@@ -299,12 +346,14 @@ class VaultTools:
         _check_metadata(meta)
         changes: dict[str, Any] = {"name": name, "description": description, **meta}
         if current is None:
-            text = frontmatter.render_new(changes, body)
+            text = frontmatter.render_new(_new_meta(changes), body)
             new = parse_text(rel, text)
             verb = "CREATE of a new node"
         else:
-            updated = frontmatter.update(current, changes)
-            new = replace_body(updated, to_newline(body, updated.newline))
+            updated = _merge(current, original, changes)
+            # The body keeps its own line ending (LF frontmatter over a CRLF body is common).
+            newline = detect_newline(current.body) if "\n" in current.body else updated.newline
+            new = replace_body(updated, to_newline(body, newline))
             verb = "overwrite of the existing node"
         self._conserve(original, new)
         _check_growth(original, new)
@@ -319,20 +368,18 @@ class VaultTools:
         if current is None:
             raise ToolError(f"{rel} does not exist; use write to create a new node")
         body = current.body
-        old, new_text = args.old, args.new
-        count = body.count(old)
-        if count == 0 and current.newline == "\r\n":
-            old, new_text = to_newline(old, "\r\n"), to_newline(new_text, "\r\n")
-            count = body.count(old)
-        if count == 0:
-            raise ToolError(f"old text not found in the body of {rel}; read the node and copy "
-                            "the text exactly")
-        if count > 1:
-            raise ToolError(f"old text occurs {count} times in {rel}; include more context so "
+        found = find_once(body, args.old)
+        if isinstance(found, int):
+            if found == 0:
+                raise ToolError(f"old text not found in the body of {rel}; read the node and "
+                                "copy the text exactly")
+            raise ToolError(f"old text occurs {found} times in {rel}; include more context so "
                             "it occurs exactly once")
-        if _CTRL_RE.search(new_text.replace("\r", "")):
+        start, end = found
+        if _CTRL_RE.search(args.new.replace("\r", "")):
             raise ToolError("new text contains control characters")
-        updated = replace_body(current, body.replace(old, new_text, 1))
+        new_text = with_endings_of(args.new, body, start, end, current.newline)
+        updated = replace_body(current, body[:start] + new_text + body[end:])
         self._conserve(original, updated)
         _check_growth(original, updated)
         ws.stage(updated, original)
@@ -345,7 +392,7 @@ class VaultTools:
         if current is None:
             raise ToolError(f"{rel} does not exist; use write to create a new node")
         meta = _check_metadata(dict(args.metadata))
-        updated = frontmatter.update(current, meta)
+        updated = _merge(current, original, meta)
         _check_growth(original, updated)
         ws.stage(updated, original)
         return self._checked(f"Staged frontmatter update of {rel} ({', '.join(meta)}).",

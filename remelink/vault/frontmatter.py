@@ -22,6 +22,13 @@ import yaml
 from remelink.errors import NoteError
 from remelink.vault.notes import Note, join, parse_text, to_newline, unclosed_frontmatter
 
+# SPEC §2: what the keys remelink writes may hold lives in vault/values.py (no YAML import there,
+# for lint's fast path); re-exported here for the writers.
+from remelink.vault.values import ENGINE_KEYS as ENGINE_KEYS
+from remelink.vault.values import KINDS as KINDS
+from remelink.vault.values import TAG_KEY as TAG_KEY
+from remelink.vault.values import value_problems as value_problems
+
 try:  # libyaml is in the PyYAML wheel on every mainstream platform; fall back gracefully.
     _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
 except AttributeError:  # pragma: no cover - depends on the wheel
@@ -233,6 +240,81 @@ def update(note: Note, changes: dict[str, Any], *, remove: tuple[str, ...] = ())
             out += nl
         out += appended
     return _verified(note, note.text[:fm_start] + out + note.text[fm_end:], expected)
+
+
+def extend_list(note: Note, key: str, items: list[Any]) -> Note:
+    """A copy of `note` whose list `key` has `items` appended, every byte already there kept:
+    the items a person wrote, their quoting, the comments on and after them, the flow or block
+    style. `[Vault]   # keep me` becomes `[Vault, Alice]   # keep me`; a block list gets one
+    `- item` line per item, indented like its siblings. A missing or null key is set to the
+    list (its inline comment kept). Raises NoteError when the value is not a list (nothing is
+    changed then: the caller reports it) or the edit cannot be made faithfully."""
+    before = load(note)
+    current = before.get(key)
+    if not items:
+        return note
+    if current is None:
+        spans = _key_spans(note.frontmatter_text or "") if key in before else {}
+        span = spans.get(key)
+        if span is None or not span.tail:
+            return update(note, {key: list(items)})
+        # `memory_tags:   # note`: the list goes on the key's line, so the comment stays.
+        fm = note.frontmatter_text or ""
+        fm_start = note.text.index("\n") + 1
+        line_nl = "\r\n" if fm.endswith("\r\n", 0, span.end) else "\n"
+        line = f"{key}: [{', '.join(_flow_item(item) for item in items)}]{span.tail}{line_nl}"
+        expected = {**before, key: list(items)}
+        new_fm = fm[:span.start] + line + fm[span.end:]
+        return _verified(note, note.text[:fm_start] + new_fm + note.text[fm_start + len(fm):],
+                         expected)
+    if not isinstance(current, list):
+        raise NoteError(f"{key} is a {type(current).__name__}, not a list; left as written",
+                        path=note.path, hint=f"write {key} as a list, e.g. {key}: [A, B]")
+    expected = dict(before)
+    expected[key] = [*current, *items]
+    fm = note.frontmatter_text or ""
+    fm_start = note.text.index("\n") + 1
+    try:
+        root = yaml.compose(fm, Loader=yaml.SafeLoader)
+        if not isinstance(root, yaml.MappingNode):
+            raise TypeError("not a mapping")
+        value = next(v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == key)
+    except (yaml.YAMLError, StopIteration, AttributeError, TypeError) as exc:
+        raise NoteError(f"cannot extend {key} faithfully ({exc})", path=note.path,
+                        hint="edit the frontmatter by hand") from None
+    if not isinstance(value, yaml.SequenceNode) or value.tag != "tag:yaml.org,2002:seq":
+        raise NoteError(f"cannot extend {key} faithfully (not a plain list)", path=note.path,
+                        hint="edit the frontmatter by hand")
+    if value.flow_style:
+        close = int(value.end_mark.index) - 1  # the `]`
+        if fm[close] != "]":
+            raise NoteError(f"cannot extend {key} faithfully", path=note.path,
+                            hint="edit the frontmatter by hand")
+        rendered = ", ".join(_flow_item(item) for item in items)
+        if value.value:  # after the last item, before any space or line break that precedes `]`
+            head = fm[:close].rstrip()
+            text = head + ", " + rendered + fm[len(head):]
+        else:
+            text = fm[:close] + rendered + fm[close:]
+    else:
+        last = value.value[-1]
+        dash_col = int(value.start_mark.column)
+        gap = max(1, int(value.value[0].start_mark.column) - dash_col - 1)
+        end = _node_end(last)
+        nl_at = fm.find("\n", max(end - 1, 0))
+        at = len(fm) if nl_at == -1 else nl_at + 1
+        line_nl = "\r\n" if nl_at > 0 and fm[nl_at - 1] == "\r" else "\n"
+        lines = "".join(f"{' ' * dash_col}-{' ' * gap}{_flow_item(item)}{line_nl}"
+                        for item in items)
+        text = fm[:at] + ("" if nl_at != -1 else line_nl) + lines + fm[at:]
+    return _verified(note, note.text[:fm_start] + text + note.text[fm_start + len(fm):],
+                     expected)
+
+
+def _flow_item(item: Any) -> str:
+    """One list item as PyYAML writes it inside `[...]` (quoted when it must be)."""
+    return yaml.dump([item], Dumper=_Dumper, allow_unicode=True, default_flow_style=True,
+                     width=1 << 30).strip()[1:-1]
 
 
 def _verified(note: Note, new_text: str, expected: dict[str, Any]) -> Note:

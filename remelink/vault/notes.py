@@ -138,23 +138,29 @@ def decode(path: str, data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Not
     return parse_text(path, text, bom=bom)
 
 
-def read_note(root: Path, rel: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Note:
-    """Read and decode `rel` under `root`. Raises NoteError for unreadable, binary, non-UTF-8 or
-    oversized files; never modifies the file."""
-    path = root / rel
+def read_note(root: Path, rel: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
+              root_real: str | None = None) -> Note:
+    """Read and decode workspace-relative `rel` under `root`, through the vault boundary
+    (`fsio.read_file`): never outside the vault, never a FIFO, socket or device, the size checked
+    before reading. A name stored in NFD is found under its NFC path. Raises NoteError (one
+    line) for missing, unsafe, unreadable, binary, non-UTF-8 or oversized files; never modifies
+    the file."""
+    from remelink.vault.boundary import read_file, vault_real
+    from remelink.vault.paths import disk_path
+
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise NoteError(too_big(size, max_bytes), path=rel,
-                            hint="split it, or raise limits.max_note_bytes")
-        data = path.read_bytes()
+        got = read_file(disk_path(root, rel), root_real=root_real or vault_real(root),
+                        limit=max_bytes, rel=rel)
     except FileNotFoundError:
         raise NoteError("file not found", path=rel) from None
-    except IsADirectoryError:
-        raise NoteError("is a directory, not a note", path=rel) from None
+    except NotADirectoryError:
+        raise NoteError("file not found (a folder on its path is a file)", path=rel) from None
     except OSError as exc:
         raise NoteError(f"cannot read file: {exc.strerror or exc}", path=rel) from None
-    return decode(rel, data, max_bytes=max_bytes)
+    if got.data is None:
+        raise NoteError(too_big(got.size, max_bytes), path=rel,
+                        hint="split it, or raise limits.max_note_bytes")
+    return decode(rel, got.data, max_bytes=max_bytes)
 
 
 def is_blank(note: Note) -> bool:

@@ -85,15 +85,16 @@ def normalize_relpath(text: str) -> str:
 def resolve_inside(root: Path, rel: str, *, follow_symlinks: bool = True) -> Path:
     """The absolute path of workspace-relative `rel`, after checking it stays inside `root`.
 
-    With `follow_symlinks=False` any symlink on the way (including the file itself) is refused,
-    which is what writes require (SPEC §6 sandbox).
+    The path is spelled as on disk: a name stored decomposed (NFD, as macOS writes it) is found
+    under its canonical NFC path (`disk_path`). With `follow_symlinks=False` any symlink on the
+    way (including the file itself) is refused, which is what writes require (SPEC §6 sandbox).
     """
     rel = normalize_relpath(rel)
     root = root.resolve()
-    path = root.joinpath(*rel.split("/"))
+    path = disk_path(root, rel)
     if not follow_symlinks:
         probe = root
-        for part in rel.split("/"):
+        for part in path.relative_to(root).parts:
             probe = probe / part
             if probe.is_symlink():
                 raise SandboxError(f"refusing to write through a symlink: {rel}")
@@ -101,6 +102,77 @@ def resolve_inside(root: Path, rel: str, *, follow_symlinks: bool = True) -> Pat
     if real != root and root not in real.parents:
         raise SandboxError(f"path resolves outside the vault: {rel}")
     return path
+
+
+def disk_path(root: Path, rel: str) -> Path:
+    """`root/rel` as spelled on disk. Paths are canonical in NFC, but a file system may store a
+    name decomposed (NFD: macOS writes `café` as `cafe` + U+0301, and sync tools carry that to
+    Linux, where the two spellings are different names). When `rel` does not exist as given,
+    each missing component is looked up among its folder's entries by its NFC form. An exact
+    match always wins, so of two names differing only in normal form the NFC one is used."""
+    path = root.joinpath(*rel.split("/"))
+    if rel.isascii() or unicodedata.normalize("NFD", rel) == rel or os.path.lexists(path):
+        return path  # a name with nothing to decompose (ASCII, most CJK) has one spelling
+    here = root
+    for part in rel.split("/"):
+        candidate = here / part
+        if not os.path.lexists(candidate) and unicodedata.normalize("NFD", part) != part:
+            try:
+                names = [e.name for e in os.scandir(here)]
+            except OSError:
+                return path
+            match = next((n for n in sorted(names) if nfc(n) == part), None)
+            if match is None:
+                return path
+            candidate = here / match
+        here = candidate
+    return here
+
+
+# Characters a note's name may not carry to be an input: they cannot be written into a wikilink
+# (`[ ] | #` end or split a target, SPEC §3.1), break the one-line reports and the link's line
+# (C0/C1 controls, tab, newline, the Unicode line separators), make the path display as another
+# one (bidirectional controls), or are a separator elsewhere (backslash, on Windows).
+_LINK_BREAKERS = re.compile(r"[\[\]|#]")
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_BIDI = re.compile(r"[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def name_problem(rel: str) -> str | None:
+    """Why the workspace-relative path `rel` (as listed from disk) cannot be a note remelink
+    reads, cites and links, or None when it can (spaces, `%`, emoji, `^` and NFD names can:
+    they are processed under their NFC path)."""
+    if any("\ud800" <= ch <= "\udfff" for ch in rel):
+        return "the name is not valid UTF-8; rename the file"
+    for pattern, what in ((_LINE_BREAKS, "a control character"),
+                          (_BIDI, "a bidirectional control character (it makes the path "
+                                  "display as another one)")):
+        m = pattern.search(rel)
+        if m:
+            return f"the name holds {what} (U+{ord(m.group(0)):04X}); rename the file"
+    if "\\" in rel:
+        return "the name holds a backslash (a folder separator on Windows); rename the file"
+    m = _LINK_BREAKERS.search(rel)
+    if m:
+        return (f"the name holds {m.group(0)!r}, which no wikilink can carry, so no node could "
+                "cite it; rename the file")
+    return None
+
+
+def shown(rel: str) -> str:
+    """A path as one printable line: control, bidirectional and undecodable characters are
+    shown as escapes (a name with a newline must not split a report line)."""
+    out = []
+    for ch in rel:
+        if _LINE_BREAKS.match(ch) or _BIDI.match(ch) or "\ud800" <= ch <= "\udfff":
+            code = ord(ch)
+            if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+                out.append(f"\\x{code - 0xDC00:02x}")
+            else:
+                out.append(f"\\u{code:04x}" if code > 0xFF else f"\\x{code:02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def relpath_of(root: Path, path: Path) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from remelink.vault.boundary import kind_of
 from remelink.vault.paths import SKIP_DIRS, is_unsafe_target, nfc
 
 Status = Literal["ok", "broken", "ambiguous", "outside"]
@@ -43,6 +44,9 @@ class VaultFiles:
     version: int = 0  # bumped by add/discard, so that resolvers drop what they cached
     # NFC path -> the path as spelled on disk, for the (rare) names stored decomposed (NFD).
     disk: dict[str, str] = field(default_factory=dict)
+    # FIFOs, sockets, devices (and links to them): listed (a link to one is not broken), never
+    # opened. Path -> what it is.
+    special: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def scan(cls, root: Path) -> VaultFiles:
@@ -50,6 +54,7 @@ class VaultFiles:
         files: set[str] = set()
         escaping: set[str] = set()
         disk: dict[str, str] = {}
+        special: dict[str, str] = {}
         root_real = str(root)
         stack = [("", str(root))]
         while stack:
@@ -71,15 +76,20 @@ class VaultFiles:
                             escaping.add(key)
                         elif os.path.isdir(real):
                             continue  # never descend through a symlinked folder (loops)
+                        elif os.path.exists(real) and not os.path.isfile(real):
+                            special[key] = kind_of(os.stat(real).st_mode) or "special"
                     elif entry.is_dir(follow_symlinks=False):
                         stack.append((rel + "/", entry.path))
                         continue
+                    elif not entry.is_file(follow_symlinks=False):
+                        special[key] = kind_of(entry.stat(follow_symlinks=False).st_mode) \
+                            or "special"
                 except OSError:
                     continue
                 files.add(key)
                 if key != rel:  # a decomposed (NFD) name on disk: remember how to open it
                     disk[key] = rel
-        return cls(root=root, files=files, escaping=escaping, disk=disk)
+        return cls(root=root, files=files, escaping=escaping, disk=disk, special=special)
 
     def on_disk(self, rel: str) -> str:
         """The workspace-relative path to open for `rel` (its on-disk spelling)."""

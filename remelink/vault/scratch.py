@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,14 @@ def _link_or_copy(src: str, dst: str) -> None:
     try:
         os.link(src, dst)
     except OSError:
-        shutil.copy2(src, dst)
+        # Across file systems: a copy, but only of a regular file. Copying a FIFO would block,
+        # a device (/dev/zero) would never end; a FIFO is recreated empty, so the dry run
+        # reports it as the real run does, and sockets and devices are left out.
+        mode = os.lstat(src).st_mode
+        if stat.S_ISREG(mode):
+            shutil.copy2(src, dst)
+        elif stat.S_ISFIFO(mode):
+            os.mkfifo(dst)
 
 
 @contextlib.contextmanager

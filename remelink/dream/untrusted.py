@@ -1,0 +1,179 @@
+"""Everything read from `.remelink/` is untrusted input (SPEC §1, "the vault is the boundary").
+
+The README recommends committing `state.json` and `runs/` to git, so a crafted commit can put
+any text in them. Before the checkpoint is used, every path in it is validated as a workspace
+path of the kind it must be, and anything else is one line naming the file and the entry,
+dropped, never followed:
+
+- `inputs` keys and unit `paths`: notes under the raw folders (`daily/`, `resource/`);
+- unit `target`: a digest node path (`digest/<bucket>/...md`);
+- `pending_tags`, and the `target` of a `runs/<id>.jsonl` line that recovery trusts: existing
+  digest nodes (a regular file, no symlink on the way);
+- run ids (they name `runs/<id>.jsonl`): a plain file-name token.
+
+A canonical path is what remelink itself writes: relative, POSIX, NFC, no `.`/`..`, no empty
+or hidden segment, no control or bidirectional character, no backslash. Validation never opens
+a file; it only `lstat`s the components of the node paths it must find.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from remelink.errors import RemelinkError
+from remelink.vault.paths import BUCKETS, name_problem, normalize_relpath, shown
+
+if TYPE_CHECKING:
+    from remelink.config import Folders
+    from remelink.dream.state import State
+
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+NOTE = "the checkpoint is untrusted input: nothing it names outside its place is used"
+
+
+def folders_of(vault: Path) -> Folders:
+    """The vault's folder names (configurable), as the rest of the run sees them."""
+    from remelink.config import Folders, load_settings
+
+    try:
+        return load_settings(vault).folders
+    except RemelinkError:  # the run reports the configuration itself
+        return Folders()
+
+
+@dataclass(frozen=True)
+class Kinds:
+    """Which workspace paths an entry may name."""
+
+    vault: Path
+    folders: Folders
+
+    @classmethod
+    def of(cls, vault: Path) -> Kinds:
+        return cls(vault, folders_of(vault))
+
+    def canonical(self, value: Any) -> str | None:
+        """`value` when it is a canonical workspace path, else None."""
+        if not isinstance(value, str) or not value or len(value) > 4096:
+            return None
+        try:
+            if normalize_relpath(value) != value:
+                return None
+        except RemelinkError:
+            return None
+        parts = value.split("/")
+        if any(p.startswith(".") for p in parts) or name_problem(value) is not None:
+            return None
+        return value
+
+    def raw_note(self, value: Any) -> bool:
+        rel = self.canonical(value)
+        raw = (f"{self.folders.daily}/", f"{self.folders.resource}/")
+        return rel is not None and rel.startswith(raw)
+
+    def node_path(self, value: Any) -> bool:
+        rel = self.canonical(value)
+        if rel is None or not rel.endswith(".md"):
+            return False
+        parts = rel.split("/")
+        return len(parts) >= 3 and parts[0] == self.folders.digest and parts[1] in BUCKETS
+
+    def existing_node(self, value: Any) -> bool:
+        """A digest node path naming a regular file reached without a symlink."""
+        if not self.node_path(value):
+            return False
+        from remelink.vault.paths import disk_path
+
+        path = disk_path(self.vault, value)
+        probe = self.vault
+        for part in path.relative_to(self.vault).parts:
+            probe = probe / part
+            try:
+                st = os.lstat(probe)
+            except OSError:
+                return False
+            if stat.S_ISLNK(st.st_mode):
+                return False
+        return stat.S_ISREG(st.st_mode)
+
+
+def run_id_ok(value: Any) -> bool:
+    return isinstance(value, str) and _RUN_ID.fullmatch(value) is not None and ".." not in value
+
+
+def _line(source: str, entry: str, value: Any, why: str) -> str:
+    text = shown(value) if isinstance(value, str) else repr(value)
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return f"{source}: {entry} {text!r} {why}; ignored ({NOTE})"
+
+
+def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[str]:
+    """Drop (or, for a unit's target, clear) every entry of the loaded checkpoint that names
+    something other than what it must; one problem line per entry, naming `source`."""
+    kinds = kinds or Kinds.of(state.path.parent.parent)
+    problems: list[str] = []
+    for rel in list(state.inputs):
+        if not kinds.raw_note(rel):
+            problems.append(_line(source, "inputs entry", rel, "is not a note under "
+                                  f"{kinds.folders.daily}/ or {kinds.folders.resource}/"))
+            del state.inputs[rel]
+    for uid, rec in list(state.units.items()):
+        bad = next((p for p in rec.unit.paths if not kinds.raw_note(p)), None)
+        if bad is not None:
+            problems.append(_line(source, f"unit {uid} path", bad, "is not a note under "
+                                  f"{kinds.folders.daily}/ or {kinds.folders.resource}/"))
+            del state.units[uid]
+            continue
+        if rec.target is not None and not kinds.node_path(rec.target):
+            problems.append(_line(source, f"unit {uid} target", rec.target,
+                                  f"is not a {kinds.folders.digest}/<bucket>/ node"))
+            rec.target, rec.commit_hash = None, None
+            if rec.status == "committing":  # nothing can be checked: integrate it again
+                rec.status = "pending"
+    kept_runs = []
+    for run in state.runs:
+        if run_id_ok(run.get("id")):
+            kept_runs.append(run)
+        else:
+            problems.append(_line(source, "run id", run.get("id"), "is not a run id"))
+    state.runs = kept_runs
+    tags = []
+    for rel in state.pending_tags:
+        if kinds.existing_node(rel):
+            tags.append(rel)
+        else:
+            problems.append(_line(source, "pending_tags entry", rel,
+                                  "is not an existing digest node"))
+    state.pending_tags = tags
+    return problems
+
+
+def audit_entries(lines: Iterable[str], source: str, kinds: Kinds,
+                  problems: list[str]) -> dict[str, dict[str, Any]]:
+    """The `done` lines of one audit file that recovery may trust, by unit id: a line whose
+    `target` is not an existing digest node is a problem, and its unit is not settled by it."""
+    import json
+
+    done: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(lines, 1):
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue  # a line cut by the kill: its unit was not settled
+        if not isinstance(entry, dict) or entry.get("status") != "done" or \
+                not entry.get("unit") or entry.get("dry_run"):
+            continue
+        target = entry.get("target")
+        if target is not None and not kinds.existing_node(target):
+            problems.append(_line(f"{source} line {number}", "target", target,
+                                  "is not an existing digest node"))
+            continue
+        done[str(entry["unit"])] = entry
+    return done
