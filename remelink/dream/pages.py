@@ -65,14 +65,15 @@ class _PageJudge:
             return Feedback('Answer with one JSON object {"units": [...], "verdicts": [...], '
                             '"more": false} and nothing else.', "no extraction object found")
         page = read_page(data, self.paths)
-        problems = list(page.problems)
-        if not page.more:
-            problems += missing(self.paths, [*self.units.values(), *page.units],
-                                {**self.verdicts, **page.verdicts})
+        unjudged = [] if page.more else missing(
+            self.paths, [*self.units.values(), *page.units], {**self.verdicts, **page.verdicts})
+        problems = page.problems + unjudged
         if problems and self.answers <= self.repair_turns:
             return Feedback(prompts.extract_repair_message(problems, language=self.language),
                             "; ".join(problems[:3]))
-        self.left = problems
+        # What is still wrong: the units and verdicts left out (reported); the notes without a
+        # verdict need no report here, they are retried.
+        self.left = page.problems
         return Accept(page)
 
 
