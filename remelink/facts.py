@@ -8,19 +8,20 @@ from __future__ import annotations
 import re
 
 NUMBER_RE = re.compile(r"\d+(?:[.,:/\-]\d+)*")
-_NAME_RE = re.compile(r"(?<![\w.])[A-Z][a-zA-Z]+(?:[ -][A-Z][a-zA-Z]+)*")
-_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s+)([A-Z][a-zA-Z]+)")
+_NAME_RE = re.compile(r"(?<![\w.])[A-Z][a-zA-Z]+")
+# Capitalised only because they start a sentence: never names. (A name starting a sentence,
+# "Bob prefers...", is still a name: edits that change who did something must be seen.)
+STARTERS = frozenset(["a", "an", "the", "this", "that", "these", "those", "it", "its", "they", "their", "them", "we", "our", "us", "i", "my", "you", "your", "he", "his", "she", "her", "there", "here", "then", "so", "and", "but", "or", "if", "when", "while", "after", "before", "because", "since", "as", "for", "to", "in", "on", "at", "by", "of", "from", "with", "without", "all", "each", "every", "some", "any", "no", "not", "never", "always", "also", "only", "do", "does", "did", "don't", "is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could", "will", "would", "should", "must", "may", "might", "please", "note", "use"])
 NEGATIONS = frozenset({"not", "never", "no", "don't", "doesn't", "isn't", "aren't", "won't",
                        "can't", "cannot", "without", "nor"})
 ZH_NEGATIONS = ("不", "没", "未", "别", "勿", "禁止", "无需", "非")
 
 
 def facts(text: str) -> set[str]:
-    """Fact tokens: `#300` a number or date, `@Alice` a name (not a sentence's first word),
-    `!not` a negation."""
+    """Fact tokens: `#300` a number or date, `@Alice` a capitalised word that is not a common
+    sentence starter, `!not` a negation."""
     found = {f"#{n}" for n in NUMBER_RE.findall(text)}
-    starts = {m.group(1) for m in _SENTENCE_START_RE.finditer(text)}
-    found |= {f"@{m}" for m in _NAME_RE.findall(text) if m not in starts}
+    found |= {f"@{m}" for m in _NAME_RE.findall(text) if m.lower() not in STARTERS}
     words = set(re.findall(r"[a-z']+", text.lower()))
     found |= {f"!{w}" for w in words & NEGATIONS}
     found |= {f"!{w}" for w in ZH_NEGATIONS if w in text}
