@@ -11,7 +11,16 @@ NUMBER_RE = re.compile(r"\d+(?:[.,:/\-]\d+)*")
 _NAME_RE = re.compile(r"(?<![\w.])[A-Z][a-zA-Z]+")
 # Capitalised only because they start a sentence: never names. (A name starting a sentence,
 # "Bob prefers...", is still a name: edits that change who did something must be seen.)
-STARTERS = frozenset(["a", "an", "the", "this", "that", "these", "those", "it", "its", "they", "their", "them", "we", "our", "us", "i", "my", "you", "your", "he", "his", "she", "her", "there", "here", "then", "so", "and", "but", "or", "if", "when", "while", "after", "before", "because", "since", "as", "for", "to", "in", "on", "at", "by", "of", "from", "with", "without", "all", "each", "every", "some", "any", "no", "not", "never", "always", "also", "only", "do", "does", "did", "don't", "is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could", "will", "would", "should", "must", "may", "might", "please", "note", "use"])
+STARTERS = frozenset((
+    "a", "an", "the", "this", "that", "these", "those", "it", "its", "they", "their", "them",
+    "we", "our", "us", "i", "my", "you", "your", "he", "his", "she", "her", "there", "here",
+    "then", "so", "and", "but", "or", "if", "when", "while", "after", "before", "because",
+    "since", "as", "for", "to", "in", "on", "at", "by", "of", "from", "with", "without",
+    "all", "each", "every", "some", "any", "no", "not", "never", "always", "also", "only",
+    "do", "does", "did", "don't", "is", "are", "was", "were", "be", "been", "has", "have",
+    "had", "can", "could", "will", "would", "should", "must", "may", "might", "please",
+    "note", "use"
+))
 NEGATIONS = frozenset({"not", "never", "no", "don't", "doesn't", "isn't", "aren't", "won't",
                        "can't", "cannot", "without", "nor"})
 ZH_NEGATIONS = ("不", "没", "未", "别", "勿", "禁止", "无需", "非")

@@ -166,7 +166,7 @@ def test_an_llm_is_told_which_node_to_correct_and_held_to_it(dreamt: Path) -> No
     name still stating the old value, is refused and sent back."""
     replace_in(ZH, "300 行", "200 行")(dreamt)
     new_unit = {"name": "代码评审时每个 PR 不超过 200 行", "bucket": "wiki",
-                "summary": "我们决定代码评审时每个 PR 不超过 200 行，因为太大的 PR 没有人会认真看。",
+                "summary": "我们决定代码评审时每个 PR 不超过 200 行，因为太大的 PR 没人认真看。",
                 "paths": [ZH]}
     correction = (f"> {EDIT_DAY} 更正：每个 PR 不超过 200 行；原先的说法是“每个 PR 不超过 300 行”。"
                   f"依据 [[{ZH}]]。")
