@@ -42,7 +42,8 @@ lint:
 
 auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
-  max_units: 20          # units extracted per batch of changed notes
+  max_units: 20          # units per extraction answer (a model with more is asked to continue)
+  batch_tokens: 15000    # estimated tokens of changed notes per extraction call
   max_steps: 30          # model turns per unit
   max_attempts: 3        # a failed unit is retried on later runs up to this many times
   concurrency: 1         # units integrated in parallel (LLM engines)

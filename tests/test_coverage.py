@@ -328,3 +328,44 @@ def test_status_json_lists_every_note_with_its_verdict(tmp_path: Path) -> None:
     assert notes["daily/2026-06-21/d.md"]["reason"]
     assert all(n["verdict"] == "units" for p, n in notes.items() if p != "daily/2026-06-21/d.md")
     assert data["counts"]["verdicts"] == {"units": 3, "nothing": 1, "none": 0}
+
+
+def test_a_version_1_checkpoint_gets_back_the_notes_it_lost(tmp_path: Path) -> None:
+    """What version 1 left after 40 one-line notes: 16 notes with a unit, 24 checkpointed with
+    `"units": []`. Migrated, the next run extracts every note again: the lost ones are
+    integrated, the others change nothing (no node twice, no `-2.md`)."""
+    import hashlib
+    import shutil
+
+    vault = tmp_path / "v"
+    paths = one_line_notes(vault, 40)
+    lost = paths[16:]
+    aside = tmp_path / "aside"
+    for rel in lost:  # version 1 integrated only the first 16 units
+        (aside / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(vault / rel, aside / rel)
+    assert run(vault).ok
+    for rel in lost:
+        shutil.move(aside / rel, vault / rel)
+    state = state_of(vault)
+    state["version"] = 1
+    for rec in state["inputs"].values():
+        rec.pop("verdict", None)
+    for rel in lost:
+        digest = hashlib.sha256((vault / rel).read_bytes()).hexdigest()
+        state["inputs"][rel] = {"hash": digest, "status": "processed", "units": []}
+    (vault / ".remelink" / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    nodes_before = {p.relative_to(vault).as_posix(): p.read_bytes()
+                    for p in (vault / "digest").rglob("*.md")}
+
+    report = run(vault)
+
+    assert report.ok and report.files_changed == 40
+    done = [u for u in report.units if u.status == "done"]
+    assert sorted(p for u in done for p in u.paths) == sorted(lost)
+    nodes = {p.relative_to(vault).as_posix(): p.read_bytes()
+             for p in (vault / "digest").rglob("*.md")}
+    assert len(nodes) == 40 and not [p for p in nodes if p.endswith("-2.md")]
+    assert {p: nodes[p] for p in nodes_before} == nodes_before
+    assert state_of(vault)["version"] == 2
+    assert all(r["verdict"] == "units" for r in state_of(vault)["inputs"].values())

@@ -146,6 +146,21 @@ def test_an_added_fact_integrates_as_usual(dreamt: Path) -> None:
     golden_tree(notes_bytes(dreamt, ("digest",)), "dream/edits/added")
 
 
+def test_a_reworded_fact_updates_its_node_and_never_duplicates_it(dreamt: Path) -> None:
+    nodes_before = set(notes_bytes(dreamt, ("digest",)))
+    replace_in(BILLING, "Alice prefers written rollout plans for every database change.",
+               "Alice prefers a written rollout plan for every single database change.")(dreamt)
+
+    report = run(dreamt, today=EDIT_DAY)
+
+    assert report.ok and not report.unstated
+    done = [u for u in report.units if u.status == "done"]
+    assert [u.target for u in done] == [ALICE_NODE] and done[0].action != "CORRECT"
+    assert set(notes_bytes(dreamt, ("digest",))) == nodes_before
+    rec = next(r for r in state_of(dreamt)["units"].values() if r.get("revises"))
+    assert rec["revises"]["changed"] is False
+
+
 def test_a_whitespace_edit_changes_nothing(dreamt: Path) -> None:
     before = notes_bytes(dreamt, ("digest",))
     units_before = set(state_of(dreamt)["units"])

@@ -197,10 +197,11 @@ def test_a_version_1_state_is_migrated_and_its_unjudged_notes_extracted_again(
     state = State.load(vault)
 
     a, b, c, d = (state.inputs[f"daily/{n}.md"] for n in "abcd")
-    assert (a.verdict, a.hash, state.input_status("daily/a.md", 3)) == ("units", "ha",
-                                                                          "processed")
-    # Checkpointed by version 1 with no unit and no verdict: its hash is cleared, so the next
-    # run sees it as changed and extracts it again.
+    # Version 1 may have cut units from any note: every note is extracted again (its hash is
+    # cleared); what it gave is kept, for the pairing that keeps re-extraction from duplicating.
+    assert (a.verdict, a.hash, a.units, state.input_status("daily/a.md", 3)) == \
+        ("units", "", [kept.id], "processed")
+    # Checkpointed with no unit and no verdict: never judged, so pending.
     assert (b.verdict, b.hash, b.status) == (None, "", "pending")
     assert (c.status, c.hash) == ("invalid", "hc")
     assert (d.status, d.extract_attempts, d.verdict) == ("failed", 2, None)

@@ -22,9 +22,11 @@ is what the end of every run does. Replaying is idempotent, so a crash between t
 
 Version 2 adds the verdict of extraction per input (SPEC §8): `units` (some unit cites it) or
 `nothing` with a reason; an input without one is never processed. A version-1 state is migrated
-on load: an input with units keeps them (verdict `units`); one checkpointed with no unit at all
-was never judged (version 1 cut extractions at `max_units` and checkpointed the notes
-anyway), so its hash is cleared and the next run extracts it again.
+on load. Version 1 cut an extraction at `max_units` units and checkpointed every note of the
+batch anyway, so any note may have lost units: every input's hash is cleared and the next run
+extracts it once more. The units a note gave stay recorded (verdict `units`), so the new
+extraction is paired with them as for an edit (revisions.py): the same units change nothing,
+restated ones update their own node, and only what was cut is integrated as new.
 
 A state file from a newer version, or one that cannot be read, stops the run with a clear message
 and is never overwritten. The state is recoverable data: deleting it makes the next run process
@@ -189,12 +191,11 @@ class State:
         for rec in self.inputs.values():
             if rec.status == "invalid" or rec.verdict is not None:
                 continue
+            rec.hash = ""  # extracted again by the next run
             if rec.units:
-                rec.verdict = "units"
-                continue
-            rec.hash = ""  # judged by nobody: extracted again by the next run
-            if rec.extract_hash is None:
-                rec.status = "pending"
+                rec.verdict = "units"  # what it gave stays: re-extraction pairs with it
+            elif rec.extract_hash is None:
+                rec.status = "pending"  # judged by nobody
 
     def _replay(self, hint: str) -> None:
         """Apply the journal left by a run that did not finish (see the module docstring)."""
