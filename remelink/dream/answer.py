@@ -56,7 +56,9 @@ def _verdict_items(raw: Any) -> Iterable[tuple[Any, Any, Any]]:
 
 
 def read_page(data: Mapping[str, Any], sources: Sequence[str]) -> Page:
-    page = Page(more=data.get("more") is True)
+    more = data.get("more")
+    page = Page(more=more is True or (isinstance(more, str) and more.strip().lower() in
+                                      ("true", "yes")))
     raw_units = data.get("units", data.get("memory_units", []))
     if raw_units is None:
         raw_units = []
