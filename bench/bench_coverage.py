@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import coverage_notes  # noqa: E402
-import crash_dream  # noqa: E402
-from _report import ROOT, write_section  # noqa: E402
+import coverage_notes
+import crash_dream
+from _report import ROOT, write_section
 
 TODAY = "2026-06-25"
 SIZES = (1, 17, 40, 600)
@@ -43,6 +43,7 @@ SIZES = (1, 17, 40, 600)
 
 @dataclass
 class Figures:
+    facts: int  # notes that state a fact (the generator knows)
     notes: int
     judged: int
     with_unit: int
@@ -53,23 +54,24 @@ class Figures:
 
     def row(self, name: str, code: str) -> str:
         n = self.notes
-        return (f"| {name} | {code} | {n} | {self.judged / n:.1%} | {self.with_unit / n:.1%} | "
+        return (f"| {name} | {code} | {n} | {self.facts} | {self.judged / n:.1%} | "
+                f"{self.with_unit / n:.1%} | "
                 f"{self.lost} | {self.units / n:.2f} | {self.seconds:.1f} s |")
 
 
-def make(kind: str, n: int, root: Path) -> Path:
+def make(kind: str, n: int, root: Path) -> tuple[Path, int]:
+    """The vault, and how many of its notes state a fact."""
     vault = root / f"{kind}-{n}"
     if kind == "facts":
-        coverage_notes.make_vault(vault, n, seed=n)
-    else:
-        (vault / ".remelink").mkdir(parents=True)
-        (vault / ".remelink" / "config.yaml").write_text(coverage_notes.CONFIG,
-                                                         encoding="utf-8")
-        crash_dream.write_notes(vault, n, seed=7)
-    return vault
+        notes = coverage_notes.make_vault(vault, n, seed=n)
+        return vault, sum(1 for note in notes if note.fact)
+    (vault / ".remelink").mkdir(parents=True)
+    (vault / ".remelink" / "config.yaml").write_text(coverage_notes.CONFIG, encoding="utf-8")
+    crash_dream.write_notes(vault, n, seed=7)
+    return vault, n
 
 
-def dream(vault: Path, pythonpath: str | None) -> Figures:
+def dream(vault: Path, facts: int, pythonpath: str | None) -> Figures:
     env = crash_dream.run_env()
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
@@ -85,8 +87,8 @@ def dream(vault: Path, pythonpath: str | None) -> Figures:
     with_unit = sum(1 for r in inputs if r["units"])
     lost = sum(1 for r in inputs if r["status"] == "processed" and not r["units"]
                and not r.get("verdict"))
-    return Figures(len(state["inputs"]), judged, with_unit, lost, len(state["units"]), seconds,
-                   proc.returncode)
+    return Figures(facts, len(state["inputs"]), judged, with_unit, lost, len(state["units"]),
+                   seconds, proc.returncode)
 
 
 def baseline_tree(rev: str, root: Path) -> str:
@@ -116,21 +118,22 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for kind, n in cases:
             for label, path in codes:
-                vault = make(kind, n, root / label.split()[0])
-                figures = dream(vault, path)
+                vault, facts = make(kind, n, root / label.split()[0])
+                figures = dream(vault, facts, path)
                 name = f"{n} distinct-fact notes" if kind == "facts" else \
                     "100 notes of crash_dream.py (4 facts each)"
                 rows.append(figures.row(name, label))
                 print(rows[-1], f"(exit {figures.exit_code})", flush=True)
-        header = ("| vault | code | notes | with a verdict | with a unit | lost | units per "
-                  "note | time |\n|---|---|---|---|---|---|---|---|")
+        header = ("| vault | code | notes | of which facts | with a verdict | with a unit | "
+                  "lost | units per note | time |\n|---|---|---|---|---|---|---|---|---|")
         text = (
             "## Coverage: every note gets a verdict\n\n"
             "`remelink dream run` (local engine, default configuration) on generated vaults; "
             "figures from the checkpoint it leaves. *With a verdict*: cited by a unit, or "
             "judged \"nothing worth keeping\" with a reason (target 100 %). *Lost*: checkpointed "
             "as processed with no unit and no verdict. About a tenth of the distinct-fact notes "
-            "are chatter (greetings, attendance), which rightly give no unit. Times are whole "
+            "are chatter (greetings, attendance), which rightly give no unit: *with a unit* "
+            "equal to *of which facts* means every fact note gave one. Times are whole "
             f"runs, integration included; load average {load:.1f} at start (2 shared cores).\n\n"
             + header + "\n" + "\n".join(rows))
         command = "python bench/bench_coverage.py" + \
