@@ -1,21 +1,23 @@
-"""What one integrated unit costs: prompt tokens, the loop's own overhead, and what the bounded
-evidence excerpts save over sending whole source files.
+"""What one integrated unit costs, before and after a change: prompt tokens of a clean unit and
+of a unit with one repair, the first request's size, turns per unit; plus the loop's own
+overhead and what bounded evidence excerpts save over whole source files.
 
-A generated vault (bench/genvault.py, ~1,000 digest nodes) gets 20 units: 12 from its own
-daily/resource notes (short, English and Chinese) and 8 from long real documents (SilverBullet's
-MIT-licensed docs from ../shared/data, copied into resource/). Each unit runs through the real
-`integrate_unit` with the real node index, driven by a strict scripted model whose script is
-generated per unit to play a realistic LLM conversation: node_search, two reads, an edit of a
-clean same-topic node or the write of a new node that links the top hits, then a receipt.
+Two sets of units: the demo vault's (extracted by the local engine from fixtures/demo-vault)
+and 20 units against a generated vault of ~1,000 digest nodes (bench/genvault.py; 12 units
+from its own short notes, English and Chinese, and 8 from long SilverBullet docs copied into
+resource/). Every other unit updates a clean same-topic node when the bench's recall finds one,
+the others CREATE. Each set runs through the real `integrate_unit` and node index twice per
+code version: a clean conversation, and one whose write or edit carries a bare Sources link
+that must be repaired (bench/integrate_flows.py plays the conversations; each version gets the
+shortest one it allows). "Before" is an export of an older commit (`--before REV`, default the
+merge base with main), run in a child process on a copy of the same vault with the same units.
 
-Reported: (a) prompt tokens per unit, counted from the recorded messages and tool schemas with
-litellm.token_counter(model="gpt-4o-mini") (offline: the tokenizer files ship with litellm; the
-process records every socket connect and name lookup and reports them); (b) the loop's own time
-per unit, wall time minus the time inside model.complete (tools, index, guards, commit); (c)
-the same conversations with each unit's full source files as evidence instead of the bounded
-excerpts: tokens per unit both ways and the ratio. Plus the hostile-call suite's count (run).
+Tokens: litellm.token_counter(model="gpt-4o-mini") over each request's messages and tool
+schemas (tiktoken o200k_base; the tool schemas as litellm renders them for counting), offline
+(the tokenizer ships with litellm; every socket connect and name lookup is recorded); the first
+request is also counted with cl100k_base (model="gpt-3.5-turbo"), the issue's unit.
 
-    python bench/bench_integrate_cost.py [--notes 2200] [--seed 7]
+    python bench/bench_integrate_cost.py [--notes 2200] [--seed 7] [--before REV]
 """
 
 from __future__ import annotations
@@ -30,8 +32,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +44,9 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 from bench._report import SHARED_DATA, median, pct, python, write_section  # noqa: E402
 from bench.genvault import generate  # noqa: E402
 from remelink import evidence as ev  # noqa: E402
-from remelink import prompts  # noqa: E402
 from remelink.config import Settings, load_settings  # noqa: E402
 from remelink.index import NodeIndex  # noqa: E402
-from remelink.integrate import IntegrationContext, UnitResult, integrate_unit  # noqa: E402
 from remelink.lint import check_note  # noqa: E402
-from remelink.models.scripted import ScriptedModel  # noqa: E402
 from remelink.units import Unit  # noqa: E402
 from remelink.vault import frontmatter  # noqa: E402
 from remelink.vault.notes import Note, read_note  # noqa: E402
@@ -57,6 +54,7 @@ from remelink.vault.paths import slugify  # noqa: E402
 from remelink.vault.resolve import VaultFiles  # noqa: E402
 
 TODAY = "2026-06-25"
+DEMO = ROOT / "fixtures" / "demo-vault"
 SILVERBULLET = SHARED_DATA / "link-vaults" / "silverbullet-docs"
 LONG_DOCS = ["Getting Started.md", "Space Lua.md", "Install/Configuration.md", "TLS.md",
              "Space Manager.md", "Space Lua/Integrated Query.md", "API/editor.md",
@@ -140,8 +138,6 @@ def make_units(vault: Path, seed: int) -> list[Unit]:
     return units
 
 
-# -- the script generator: a realistic conversation per unit ------------------------------------
-
 def _clean(files: VaultFiles, settings: Settings, rel: str) -> Note | None:
     """The node if it lints clean on its own (an update must pass validation afterwards)."""
     try:
@@ -172,131 +168,104 @@ def cite(unit: Unit, zh: bool) -> str:
     return " ".join(parts)
 
 
+def demo_units(vault: Path) -> list[Unit]:
+    """The units the local engine extracts from the demo vault (extraction only)."""
+    from remelink.dream.run import DreamOptions, run_dream
+    from remelink.dream.state import State
+    from remelink.models.local import LocalModel
+
+    settings = load_settings(vault, env={})
+    from dataclasses import replace
+
+    settings = replace(settings, auto_dream=replace(settings.auto_dream,
+                                                    steps=("dream_extract_step",)))
+    run_dream(vault, settings, LocalModel(settings), DreamOptions(today=TODAY))
+    units = [rec.unit for rec in State.load(vault).units.values()]
+    shutil.rmtree(vault / ".remelink")
+    return units
+
+
 def plan(vault: Path, index: NodeIndex, files: VaultFiles, settings: Settings, unit: Unit,
-         n: int) -> list[dict[str, Any]]:
+         n: int) -> dict[str, Any]:
+    """What the unit's conversation does, the same under every code version: its recall query,
+    its target and action, the text it writes or the line it edits after."""
     zh = ev.detect_language(unit.name + unit.summary) == "zh"
     query = f"{unit.name} {unit.summary}"[:300]
     hits = index.search(query, limit=25, refresh=False)
-    steps: list[dict[str, Any]] = [
-        {"expect": unit.paths[0], "tool_calls": [
-            {"name": "node_search", "arguments": {"query": query, "limit": 25}}]}]
-    reads = [h.path for h in hits[:2]] or list(unit.paths[:1])
-    while len(reads) < 2:
-        reads.append(unit.paths[0])
-    steps.append({"expect": hits[0].path if hits else "No digest node matches",
-                  "tool_calls": [{"name": "read", "arguments": {"path": reads[0]}}]})
-    steps.append({"tool_calls": [{"name": "read", "arguments": {"path": reads[1]}}]})
     sentence = cite(unit, zh)
-    target = None
+    bare = f"- [[{unit.paths[0]}]]"
+    base = {"query": query, "sentence": sentence, "bare": bare, "name": unit.name,
+            "description": unit.summary[:200] or unit.name,
+            "kind": {"procedure": "procedure", "personal": "preference"}.get(unit.bucket,
+                                                                            "concept")}
     if n % 2 == 1:  # every other unit updates a clean same-topic node, if recall found one
         for hit in hits[:5]:
             node = _clean(files, settings, hit.path)
             line = _unique_sources_line(node) if node is not None else None
-            if line is not None:
-                target = hit.path
-                steps.append({"tool_calls": [{"name": "edit", "arguments": {
-                    "path": hit.path, "old": line, "new": f"{line} {sentence}"}}]})
-                action = "CORROBORATE"
-                break
-    if target is None:
-        slug = slugify(unit.name)
-        target = f"digest/{unit.bucket}/{slug}.md"
-        k = 2
-        while (vault / target).exists():
-            target = f"digest/{unit.bucket}/{slug}-{k}.md"
-            k += 1
-        related = [h.path for h in hits[:2] if h.path != target]
-        said = unit.summary
-        if zh:
-            links = "、".join(f"[[{p}]]" for p in related)
-            body = (f"{said}\n\n这与 {links} 相关。\n\n## Sources\n\n{sentence}\n" if related
-                    else f"{said}\n\n## Sources\n\n{sentence}\n")
-        else:
-            links = " and ".join(f"[[{p}]]" for p in related)
-            body = (f"{said}\n\nIt is related to {links}, which cover adjacent ground.\n\n"
-                    f"## Sources\n\n{sentence}\n" if related else
-                    f"{said}\n\n## Sources\n\n{sentence}\n")
-        steps.append({"tool_calls": [{"name": "write", "arguments": {
-            "path": target, "name": unit.name, "description": said[:200] or unit.name,
-            "content": body, "metadata": {"kind": {"procedure": "procedure",
-                                                   "personal": "preference"}.get(unit.bucket,
-                                                                                 "concept")}}}]})
-        action = "CREATE"
-    receipt = {"action": action, "target_path": target, "note": "bench"}
-    steps.append({"expect": "Staged", "text": json.dumps(receipt, ensure_ascii=False)})
-    return steps
+            if line is not None and f"[[{unit.paths[0]}" not in node.body:  # type: ignore
+                return {**base, "target": hit.path, "action": "CORROBORATE"}
+    slug = slugify(unit.name)
+    target = f"digest/{unit.bucket}/{slug}.md"
+    k = 2
+    while (vault / target).exists():
+        target = f"digest/{unit.bucket}/{slug}-{k}.md"
+        k += 1
+    related = [h.path for h in hits[:2] if h.path != target]
+    said = unit.summary
+    if zh:
+        links = "、".join(f"[[{p}]]" for p in related)
+        body = (f"{said}\n\n这与 {links} 相关。\n\n## Sources\n\n{sentence}\n" if related
+                else f"{said}\n\n## Sources\n\n{sentence}\n")
+    else:
+        links = " and ".join(f"[[{p}]]" for p in related)
+        body = (f"{said}\n\nIt is related to {links}, which cover adjacent ground.\n\n"
+                f"## Sources\n\n{sentence}\n" if related else
+                f"{said}\n\n## Sources\n\n{sentence}\n")
+    return {**base, "target": target, "action": "CREATE", "content": body}
 
 
-# -- measuring -----------------------------------------------------------------------------------
-
-@dataclass
-class Measured:
-    unit: Unit
-    result: UnitResult
-    calls: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]
-    tokens: int = 0            # prompt tokens over the whole conversation, bounded evidence
-    tokens_full: int = 0       # the same conversation with whole source files as evidence
-    first: int = 0             # prompt tokens of the first call (system + unit + evidence + tools)
-    first_full: int = 0
-    tools_only: int = 0
-    source_bytes: int = 0
-    evidence_chars: tuple[int, int] = (0, 0)
-    notes: list[str] = field(default_factory=list)
-
-
-def full_evidence(vault: Path, unit: Unit) -> str:
-    return "\n\n".join(f"### {rel}\n{read_note(vault, rel).text}" for rel in unit.paths)
-
-
-def count(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    import litellm
-
-    specs: Any = tools or None
-    return int(litellm.token_counter(model="gpt-4o-mini", messages=messages, tools=specs))
-
-
-def measure(vault: Path, units: list[Unit]) -> tuple[list[Measured], float]:
+def plans_for(vault: Path, units: list[Unit]) -> list[dict[str, Any]]:
     settings = load_settings(vault, env={})
     index = NodeIndex(vault, settings)
-    started = time.perf_counter()
     index.refresh()
-    index_seconds = time.perf_counter() - started
     files = VaultFiles.scan(vault)
-    out = []
-    for n, unit in enumerate(units):
-        model = ScriptedModel(plan(vault, index, files, settings, unit, n),
-                              name="scripted:bench")
-        ctx = IntegrationContext(vault=vault, settings=settings, model=model, index=index,
-                                 files=files, today=TODAY)
-        result = integrate_unit(ctx, unit)
-        if not result.ok:
-            raise SystemExit(f"unit {unit.name!r} failed: {result.error}")
-        model.assert_done()
-        out.append(Measured(unit, result, model.calls))
-    index.close()
-    return out, index_seconds
+    try:
+        return [plan(vault, index, files, settings, u, n) for n, u in enumerate(units)]
+    finally:
+        index.close()
+        shutil.rmtree(vault / ".remelink" / "index", ignore_errors=True)
 
 
-def tokenize(vault: Path, rows: list[Measured]) -> None:
-    for row in rows:
-        bounded = ev.build(vault, row.unit)
-        full = full_evidence(vault, row.unit)
-        language = ev.language_of(row.unit, bounded)
-        full_user = prompts.integrate_messages(row.unit, full, language=language,
-                                               today=TODAY)[1]["content"]
-        row.evidence_chars = (len(bounded), len(full))
-        row.source_bytes = sum((vault / p).stat().st_size for p in row.unit.paths)
-        for i, (messages, tools) in enumerate(row.calls):
-            swapped = [dict(m) for m in messages]
-            assert swapped[1]["role"] == "user"
-            swapped[1]["content"] = full_user
-            a, b = count(messages, tools), count(swapped, tools)
-            row.tokens += a
-            row.tokens_full += b
-            if i == 0:
-                row.first, row.first_full = a, b
-                row.tools_only = count([{"role": "user", "content": ""}], tools) - \
-                    count([{"role": "user", "content": ""}], None)
+# -- the two code versions ------------------------------------------------------------------------
+
+def export(rev: str, dest: Path) -> str:
+    """The remelink package of commit `rev`, exported (not checked out) into `dest`."""
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    archive = subprocess.run(["git", "archive", rev, "remelink"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    dest.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return sha
+
+
+def measure(code: Path | None, vault: Path, units: list[Unit], plans: list[dict[str, Any]],
+            work: Path, label: str) -> dict[str, Any]:
+    spec = work / f"{label}-units.json"
+    spec.write_text(json.dumps({"units": [u.as_dict() for u in units], "plans": plans},
+                               ensure_ascii=False), encoding="utf-8")
+    out = work / f"{label}-out.json"
+    argv = [python(), str(ROOT / "bench" / "integrate_flows.py"), "--vault", str(vault),
+            "--units", str(spec), "--out", str(out)]
+    if code is not None:
+        argv += ["--code", str(code)]
+    subprocess.run(argv, check=True, cwd=ROOT)
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    for flow in ("clean", "repair"):
+        bad = [r for r in result[flow] if not r["ok"]]
+        if bad:
+            raise SystemExit(f"{label} {flow}: unit {bad[0]['unit']!r} failed: {bad[0]['error']}")
+    return result
 
 
 def hostile_count() -> tuple[int, str]:
@@ -312,80 +281,117 @@ def hostile_count() -> tuple[int, str]:
 
 # -- report --------------------------------------------------------------------------------------
 
-def _row(label: str, rows: list[Measured]) -> str:
-    tok = [r.tokens for r in rows]
-    full = [r.tokens_full for r in rows]
-    first = [r.first for r in rows]
-    first_full = [r.first_full for r in rows]
-    ratio = sum(full) / sum(tok)
+def _med(rows: list[dict[str, Any]], key: str) -> float:
+    return median([float(r[key]) for r in rows])
 
-    def med(xs: list[int]) -> str:
-        return f"{median([float(x) for x in xs]):,.0f}"
 
-    return (f"| {label} | {len(rows)} | {med([r.source_bytes for r in rows])} | "
-            f"{med(first)} / {med(first_full)} | {med(tok)} | {med(full)} | {ratio:.2f}x |")
+def _line(label: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    def cell(key: str, flow: str = "clean", fmt: str = "{:,.0f}") -> str:
+        b, a = _med(before[flow], key), _med(after[flow], key)
+        return f"{fmt.format(b)} -> {fmt.format(a)}"
+
+    return [f"| {label} | {len(after['clean'])} | {cell('tokens')} | {cell('steps')} | "
+            f"{cell('tokens', 'repair')} | {cell('steps', 'repair')} | {cell('first')} | "
+            f"{cell('first_cl100k')} |"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=2200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--before", default=None,
+                        help="the commit to compare with (default: the merge base with main)")
     args = parser.parse_args(argv)
     watch_network()
+    before_rev = args.before or subprocess.run(
+        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, check=True, capture_output=True,
+        text=True).stdout.strip()
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="remelink-bench-integrate-") as tmp:
-        vault = Path(tmp) / "vault"
-        nodes = build_vault(vault, args.notes, args.seed)
-        units = make_units(vault, args.seed)
-        rows, index_seconds = measure(vault, units)
-        tokenize(vault, rows)
+        work = Path(tmp)
+        sha = export(before_rev, work / "before")
+        demo = work / "demo"
+        shutil.copytree(DEMO, demo)
+        d_units = demo_units(demo)
+        d_plans = plans_for(demo, d_units)
+        gen = work / "gen"
+        nodes = build_vault(gen, args.notes, args.seed)
+        g_units = make_units(gen, args.seed)
+        g_plans = plans_for(gen, g_units)
+        results = {}
+        for label, vault, units, plans in (("demo", demo, d_units, d_plans),
+                                           ("gen", gen, g_units, g_plans)):
+            results[label] = (measure(work / "before", vault, units, plans, work,
+                                      f"{label}-before"),
+                              measure(None, vault, units, plans, work, f"{label}-after"))
     count_cases, hostile = hostile_count()
-
-    overhead = [(r.result.seconds - r.result.model_seconds) * 1000 for r in rows]
-    model_ms = [r.result.model_seconds * 1000 for r in rows]
-    steps = [float(r.result.steps) for r in rows]
+    offline = "none" if not NETWORK else ", ".join(sorted(set(NETWORK)))
+    d_before, d_after = results["demo"]
+    g_before, g_after = results["gen"]
+    rows = g_after["clean"]
+    short = [r for r, u in zip(rows, g_units, strict=True)
+             if not u.paths[0].startswith("resource/silverbullet/")]
+    long = [r for r, u in zip(rows, g_units, strict=True)
+            if u.paths[0].startswith("resource/silverbullet/")]
     actions: dict[str, int] = {}
     for r in rows:
-        actions[r.result.action or "?"] = actions.get(r.result.action or "?", 0) + 1
-    short = [r for r in rows if not r.unit.paths[0].startswith("resource/silverbullet/")]
-    long = [r for r in rows if r.unit.paths[0].startswith("resource/silverbullet/")]
-    tok_all = [float(r.tokens) for r in rows]
-    offline = "none" if not NETWORK else ", ".join(sorted(set(NETWORK)))
-    md = f"""## Integrate: cost per unit
+        actions[r["action"]] = actions.get(r["action"], 0) + 1
+    every = d_after["clean"] + g_after["clean"]
+    clean = [float(r["tokens"]) for r in every]
+    two = [r for r in every if r["steps"] == 2]
+    over = [r for r in every if r["tokens"] >= 5000]
+    turns_max = max(r["steps"] for r in every)
+    firsts = [float(r["first"]) for r in every]
+    overhead = [r["loop_ms"] for r in rows]
 
-{len(rows)} units integrated with the scripted model (a generated conversation per unit:
-node_search, two reads, an edit or a write, a receipt) through the real `integrate_unit` and the
-real node index, on a generated vault of {nodes:,} digest nodes (`genvault --notes {args.notes}
---seed {args.seed}`) plus 8 long SilverBullet docs in `resource/`. Actions:
-{", ".join(f"{k} {v}" for k, v in sorted(actions.items()))}; {median(steps):.0f} model turns per
-unit. Initial index build: {index_seconds:.1f} s.
+    def ex(rs: list[dict[str, Any]]) -> str:
+        ratio = sum(r["tokens_full"] for r in rs) / sum(r["tokens"] for r in rs)
+        return (f"{_med(rs, 'source_bytes'):,.0f} | {_med(rs, 'first'):,.0f} / "
+                f"{_med(rs, 'first_full'):,.0f} | {_med(rs, 'tokens'):,.0f} | "
+                f"{_med(rs, 'tokens_full'):,.0f} | {ratio:.2f}x")
 
-**(a) Prompt tokens per unit** (litellm.token_counter, model gpt-4o-mini, messages + tool
-schemas of every call): median {median(tok_all):,.0f}, p90 {pct(tok_all, 90):,.0f}, max
-{max(tok_all):,.0f}. The first call alone: median {median([float(r.first) for r in rows]):,.0f},
-of which the six tool schemas are {rows[0].tools_only:,}. Network during counting: {offline}.
-
-**(b) Loop overhead per unit** (wall time minus time inside model.complete: tools, index
-searches, guards and lint checks, atomic commit, index update): median {median(overhead):.0f} ms,
-p90 {pct(overhead, 90):.0f} ms, max {max(overhead):.0f} ms (scripted model time: median
-{median(model_ms):.2f} ms).
-
-**(c) Bounded excerpts vs whole source files as evidence**, same conversations:
-
-| units | n | source bytes (median) | first call tokens, excerpts / whole \
-| conversation tokens, excerpts | conversation tokens, whole | whole / excerpts |
-|---|---|---|---|---|---|---|
-{_row("short raw notes (genvault)", short)}
-{_row("long documents (SilverBullet)", long)}
-{_row("all", rows)}
-
-The user message (unit + evidence) is resent on every model turn, so a saving on the first call
-is multiplied by the number of turns.
-
-**Hostile tool calls:** {count_cases} parametrised cases in `tests/test_hostile_calls.py`, each
-an `Error:` with the tree (vault and an outside folder) byte-for-byte unchanged, plus scenarios
-(prompt injection in the evidence, unit paths that leave the vault or cannot validate); last
-run: `{hostile}`.
-"""
+    md = "\n".join([
+        "## Integrate: cost per unit", "",
+        f"Before = commit `{sha}` (exported, run in a child process), after = this tree, on "
+        "copies of the same vaults with the same units and targets. Medians per unit; prompt "
+        "tokens summed over every request of the unit (litellm.token_counter, model "
+        "gpt-4o-mini, o200k_base, messages + tool schemas); the first request also in "
+        "cl100k_base. `repair` = the write or edit carries one bare Sources link, fixed by one "
+        "edit. Each version plays the shortest conversation it allows (bench/integrate_flows.py):"
+        " before, node_search, a read of an update's target, the write or edit, the receipt (a "
+        "repair comes after the receipt); after, the recall is in the first message, so the "
+        "write or edit comes first and the check in its answer names the problem at once.", "",
+        "| units | n | clean: prompt tokens | clean: turns | one repair: prompt tokens | "
+        "one repair: turns | first request | first request (cl100k) |",
+        "|---|---|---|---|---|---|---|---|",
+        *_line("demo vault (local extraction)", d_before, d_after),
+        *_line(f"genvault, {nodes:,} nodes", g_before, g_after), "",
+        f"Targets (after), over all {len(every)} clean units: prompt tokens median "
+        f"{median(clean):,.0f}, p90 {pct(clean, 90):,.0f}, max {max(clean):,.0f}; at most "
+        f"{turns_max} turns ({len(two)} units in two); {len(over)} at or over 5,000, "
+        f"{sum(1 for r in over if r['steps'] == 3)} of them the units that read their target "
+        f"first (its body was not among the first message's short bodies). First request: "
+        f"median {median(firsts):,.0f}, p90 {pct(firsts, 90):,.0f}, max {max(firsts):,.0f}. "
+        "Genvault actions: "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(actions.items()))}. The first request "
+        f"(after) holds the system prompt ({_med(rows, 'system'):,.0f}) and the six tool schemas "
+        f"({rows[0]['tools']:,}); the rest is the unit, the candidates and the evidence. Network "
+        f"during counting: {offline}.", "",
+        "**Loop overhead per unit** (after; wall time minus time inside model.complete: tools, "
+        f"recall, index searches, guards and checks, commit): median "
+        f"{median(overhead):.0f} ms, p90 {pct(overhead, 90):.0f} ms.", "",
+        "**Bounded excerpts vs whole source files as evidence** (after, genvault, clean "
+        "conversations):", "",
+        "| units | n | source bytes | first request, excerpts / whole | conversation, excerpts "
+        "| conversation, whole | whole / excerpts |",
+        "|---|---|---|---|---|---|---|",
+        f"| short raw notes (genvault) | {len(short)} | {ex(short)} |",
+        f"| long documents (SilverBullet) | {len(long)} | {ex(long)} |",
+        f"| all | {len(rows)} | {ex(rows)} |", "",
+        f"**Hostile tool calls:** {count_cases} parametrised cases in "
+        "`tests/test_hostile_calls.py`, each an `Error:` with the tree unchanged; last run: "
+        f"`{hostile}`.", "",
+        f"Load average when the run started: {load:.1f}.", ""])
     print(md)
     write_section("integrate", md, "python bench/bench_integrate_cost.py")
     return 0

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -442,10 +443,16 @@ def main(argv: list[str] | None = None) -> int:
     # Real vaults (obsidian resolution), audited in docs/lint-link-vaults.md.
     real: list[str] = []
     for name in ("silverbullet-docs", "foam-docs"):
-        root = SHARED_DATA / "link-vaults" / name
-        if not root.is_dir():
+        source = SHARED_DATA / "link-vaults" / name
+        if not source.is_dir():
             real.append(f"{name}: not found under {SHARED_DATA}")
             continue
+        # A copy marked as a vault (`.remelink/`): remelink refuses a folder that is not one,
+        # and shared/data is read-only.
+        root = WORK / "real" / name
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(source, root)
+        (root / ".remelink").mkdir()
         argv = [lint, "--vault", str(root), "--resolution", "obsidian"]
         walls, _, _ = timed(argv, rep)
         _, _, out = timed([*argv, "--format", "json"], 1, capture=True)

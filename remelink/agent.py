@@ -27,7 +27,12 @@ MAX_CALLS_PER_TURN = 16
 
 
 class LoopError(RemelinkError):
-    """The agent did not produce an acceptable answer within its budget."""
+    """The agent did not produce an acceptable answer within its budget. Carries the
+    transcript, so a failed unit's tokens, turns and model time are still counted."""
+
+    def __init__(self, message: str, transcript: Transcript) -> None:
+        super().__init__(message)
+        self.transcript = transcript
 
 
 @dataclass(frozen=True)
@@ -53,9 +58,14 @@ class Transcript:
 
 def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
              judge: Callable[[str], Accept[T] | Feedback], *, max_steps: int,
-             max_repairs: int) -> tuple[T, Transcript]:
-    """Run the conversation until `judge` accepts a final answer; raise LoopError otherwise."""
-    transcript = Transcript(messages=messages)
+             max_repairs: int, transcript: Transcript | None = None) -> tuple[T, Transcript]:
+    """Run the conversation until `judge` accepts a final answer; raise LoopError otherwise.
+
+    A caller that passes its own `transcript` sees the usage so far whatever ends the loop,
+    a ModelError from the backend included."""
+    if transcript is None:
+        transcript = Transcript(messages=messages)
+    transcript.messages = messages
     specs = tools.specs()
     while transcript.steps < max_steps:
         transcript.steps += 1
@@ -82,10 +92,21 @@ def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
         if transcript.repairs >= max_repairs:
             reason = verdict.summary or " ".join(verdict.message.split())
             raise LoopError(f"answer not accepted after {max_repairs} repair turn(s): "
-                            f"{reason[:500]}")
+                            f"{reason[:500]}", transcript)
         transcript.repairs += 1
         messages.append({"role": "user", "content": verdict.message})
-    raise LoopError(f"step limit reached ({max_steps} model turns) without an accepted answer")
+    raise LoopError(f"step limit reached ({max_steps} model turns) without an accepted answer"
+                    f"{_last_error(transcript)}", transcript)
+
+
+def _last_error(transcript: Transcript) -> str:
+    """Why the last turns went nowhere: the last tool refusal, so a unit that ran out of steps
+    names its cause ("the write was refused: ...") instead of only the limit."""
+    for outcome in reversed(transcript.tool_outcomes[-8:]):
+        if not outcome.ok:
+            first = outcome.result.split("\n", 1)[0]
+            return f"; the last refused call: {outcome.name}: {first[:300]}"
+    return ""
 
 
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z]*)[ \t]*\n(.*?)```", re.S)

@@ -11,14 +11,46 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer._click.exceptions import UsageError as ClickUsageError  # typer vendors click
+from typer.core import TyperCommand
 
 from remelink import __version__
 from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError
+
+if TYPE_CHECKING:
+    from remelink.config import Settings
+
+
+class _Command(TyperCommand):
+    """A command whose argument errors (a bad flag value, a missing argument) still give a
+    caller that asked for `--json` its one JSON document on stdout, before click's usage text
+    on stderr and exit 2."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
+                     **extra: Any) -> Any:
+        words = list(args)  # click consumes the list it parses
+        words = words[: words.index("--")] if "--" in words else words
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except ClickUsageError as exc:
+            if "--json" in words:
+                from remelink.envelope import failure
+
+                names = [info_name or self.name or ""]
+                ctx = parent
+                while ctx is not None and ctx.parent is not None:
+                    names.insert(0, ctx.info_name or "")
+                    ctx = ctx.parent
+                typer.echo(failure(" ".join(names), 0.0, exc.format_message()))
+            raise
+
 
 app = typer.Typer(
     name="remelink",
@@ -39,14 +71,66 @@ app.add_typer(index_app, name="index")
 VaultOpt = Annotated[Path | None, typer.Option(
     "--vault", help="Vault root (default: nearest folder holding .remelink/, else the working "
                     "directory).", show_default=False)]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks.", hidden=True)]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+DebugOpt = Annotated[bool, typer.Option(
+    "--debug", help="Show the traceback of an error (also REMELINK_DEBUG=1).")]
+JsonOpt = Annotated[bool, typer.Option(
+    "--json", help="Print one JSON document {ok, command, duration_ms, counts, data, errors} "
+                   "on stdout.")]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+@dataclass
+class _Invocation:
+    """The command being run, for the error edge: its name, whether the caller wants JSON,
+    when it started, and whether its envelope is already out."""
+
+    command: str
+    json: bool
+    started: float
+    printed: bool = False
+
+
+_CURRENT: ContextVar[_Invocation | None] = ContextVar("remelink_invocation", default=None)
+
+
 def _err(message: str) -> None:
     sys.stderr.write(f"remelink: {message}\n")
+
+
+def _elapsed() -> float:
+    run = _CURRENT.get()
+    return time.perf_counter() - run.started if run else 0.0
+
+
+def _print_json(text: str) -> None:
+    """Print the command's envelope (once)."""
+    run = _CURRENT.get()
+    if run is not None:
+        run.printed = True
+    typer.echo(text)
+
+
+def _fail_json(message: str) -> None:
+    """A caller that asked for --json gets its one document even when the command failed
+    before it had a result; the exit status stays the error's."""
+    run = _CURRENT.get()
+    if run is not None and run.json and not run.printed:
+        from remelink.envelope import failure
+
+        _print_json(failure(run.command, _elapsed(), message))
+
+
+def _open_vault(vault: Path | None,
+                overrides: Mapping[str, Any] | None = None) -> tuple[Path, Settings]:
+    """The vault root and settings (refusing a folder that is not a vault, exit 2); warnings
+    from loading the settings (an unknown REMELINK_* variable) go to stderr."""
+    from remelink.vault.root import open_vault
+
+    root, settings = open_vault(vault, overrides=overrides)
+    for warning in settings.warnings:
+        _err(f"warning: {warning}")
+    return root, settings
 
 
 def _crash_log(exc: BaseException) -> Path | None:
@@ -66,34 +150,46 @@ def _crash_log(exc: BaseException) -> Path | None:
     return None
 
 
-def handles_errors(func: F) -> F:
-    """Translate errors into one line on stderr and an exit code; tracebacks only with --debug."""
+def handles_errors(command: str) -> Callable[[F], F]:
+    """Run `command` at the edge: errors become one line on stderr (and, with --json, a failed
+    envelope on stdout) and an exit code; tracebacks only with --debug."""
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        debug = bool(kwargs.get("debug")) or os.environ.get("REMELINK_DEBUG") == "1"
-        try:
-            code = func(*args, **kwargs)
-        except typer.Exit:
-            raise
-        except RemelinkError as exc:
-            if debug:
-                traceback.print_exc()
-            _err(f"error: {exc}")
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            _err("interrupted")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except Exception as exc:
-            if debug:
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            debug = bool(kwargs.get("debug")) or os.environ.get("REMELINK_DEBUG") == "1"
+            token = _CURRENT.set(_Invocation(command, bool(kwargs.get("json_out")),
+                                             time.perf_counter()))
+            try:
+                code = func(*args, **kwargs)
+            except typer.Exit:
                 raise
-            log = _crash_log(exc)
-            where = f"; details in {log}" if log else ""
-            _err(f"unexpected error: {type(exc).__name__}: {exc}{where} (rerun with --debug)")
-            raise typer.Exit(EXIT_PROBLEMS) from None
-        raise typer.Exit(code or 0)
+            except RemelinkError as exc:
+                if debug:
+                    traceback.print_exc()
+                _fail_json(str(exc))
+                _err(f"error: {exc}")
+                raise typer.Exit(exc.exit_code) from None
+            except KeyboardInterrupt:
+                _fail_json("interrupted")
+                _err("interrupted")
+                raise typer.Exit(EXIT_INTERRUPTED) from None
+            except Exception as exc:
+                if debug:
+                    raise
+                log = _crash_log(exc)
+                where = f"; details in {log}" if log else ""
+                message = f"unexpected error: {type(exc).__name__}: {exc}{where}"
+                _fail_json(message)
+                _err(f"{message} (rerun with --debug)")
+                raise typer.Exit(EXIT_PROBLEMS) from None
+            finally:
+                _CURRENT.reset(token)
+            raise typer.Exit(code or 0)
 
-    return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def _version(value: bool) -> None:
@@ -109,53 +205,67 @@ def _root(version: Annotated[bool, typer.Option(
     """remelink: memory as a markdown vault."""
 
 
-@app.command("init")
-@handles_errors
+@app.command("init", cls=_Command)
+@handles_errors("init")
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder to turn into a vault.")] = Path("."),
+    json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
     """Create daily/, resource/, digest/{procedure,personal,wiki}/ and a commented config."""
+    from remelink.render import init_json
     from remelink.scaffold import init
 
     result = init(directory)
-    if result.created:
+    if json_out:
+        _print_json(init_json(result, _elapsed()))
+    elif result.created or result.updated:
         for rel in result.created:
             typer.echo(f"created {rel}")
+        for change in result.updated:
+            typer.echo(f"updated {change}")
     else:
         typer.echo(f"{result.root} is already a remelink vault; nothing to create")
     return 0
 
 
-@app.command("lint-links")
-@handles_errors
+@app.command("lint-links", cls=_Command)
+@handles_errors("lint-links")
 def lint_links_cmd(
     paths: Annotated[list[str] | None, typer.Argument(
-        help="Markdown files to check (default: the whole vault). Targets resolve against the "
-             "whole vault.", show_default=False)] = None,
+        help="Markdown files to check (default: the whole vault), relative to the working "
+             "directory as pre-commit passes them; each must lie inside the vault. Targets "
+             "resolve against the whole vault.", show_default=False)] = None,
     vault: VaultOpt = None,
-    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+    json_out: JsonOpt = False,
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="text (default) or json: the bare list of problems, for tools that "
+                         "want no envelope.", show_default=False)] = None,
     include_all: Annotated[bool, typer.Option(
         "--all",
         help="Also report links elsewhere that point at PATHS (renames, deletions).")] = False,
+    staged: Annotated[bool, typer.Option(
+        "--staged",
+        help="In a git repository, check only what the commit changes: PATHS and the links "
+             "to notes staged for deletion or renaming; never the whole vault.")] = False,
     resolution: Annotated[str | None, typer.Option(
         help="path or obsidian (overrides links.resolution).")] = None,
     debug: DebugOpt = False,
 ) -> int:
-    """Validate every wikilink and every digest node's '## Sources' section (exit 1 on errors)."""
-    from remelink.errors import UsageError
+    """Validate every wikilink and every digest node's '## Sources' section (exit 1 on errors).
+
+    Inside a git repository, with PATHS, the links that point at notes staged for deletion or
+    renaming are checked too, so `git mv` and `git rm` are caught by the commit that breaks
+    them."""
     from remelink.lint import run
 
-    if fmt not in ("text", "json"):
-        raise UsageError(f"--format must be text or json, got {fmt!r}")
-    if resolution not in (None, "path", "obsidian"):
-        raise UsageError(f"--resolution must be path or obsidian, got {resolution!r}")
-    return run(paths or [], vault=str(vault) if vault else None, fmt=fmt,
-               include_all=include_all, resolution=resolution)
+    return run(paths or [], vault=str(vault) if vault else None, fmt=fmt, json_out=json_out,
+               include_all=include_all, staged=staged, resolution=resolution,
+               on_json=_print_json, on_warning=lambda w: _err(f"warning: {w}"))
 
 
-@app.command("node-search")
-@handles_errors
+@app.command("node-search", cls=_Command)
+@handles_errors("node-search")
 def node_search_cmd(
     query: Annotated[str, typer.Argument(help="Plain words to look for (never query syntax).")],
     limit: Annotated[int, typer.Option("--limit", min=1, max=100,
@@ -167,26 +277,26 @@ def node_search_cmd(
     debug: DebugOpt = False,
 ) -> int:
     """Find digest nodes by name, description, tags and body (refreshes the index first)."""
-    from remelink.config import load_settings
     from remelink.errors import UsageError
     from remelink.index import NodeIndex
     from remelink.index import render as rd
-    from remelink.vault.paths import BUCKETS, find_vault_root
+    from remelink.render import search_json
+    from remelink.vault.paths import BUCKETS
 
     if not query.strip():
         raise UsageError("the query is empty", hint='give the words to look for, e.g. '
                          'remelink node-search "retry budget"')
     if bucket is not None and bucket not in BUCKETS:
         raise UsageError(f"--bucket must be one of {', '.join(BUCKETS)}, got {bucket!r}")
-    root = find_vault_root(vault)
-    with NodeIndex(root, load_settings(root)) as index:
+    root, settings = _open_vault(vault)
+    with NodeIndex(root, settings) as index:
         for notice in index.refresh().notices:
             _err(f"note: {notice}")
         hits = index.search(query, limit=limit, bucket=bucket, refresh=False)
         for notice in index.notices:
             _err(f"note: {notice}")
     if json_out:
-        typer.echo(rd.hits_json(hits))
+        _print_json(search_json(hits, _elapsed()))
     elif not hits:
         _err(f"no digest node matches {query.strip()[:80]!r}")
     elif rd.is_terminal(sys.stdout):
@@ -196,27 +306,30 @@ def node_search_cmd(
     return 0
 
 
-@index_app.command("rebuild")
-@handles_errors
-def index_rebuild_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
+@index_app.command("rebuild", cls=_Command)
+@handles_errors("index rebuild")
+def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
+                      debug: DebugOpt = False) -> int:
     """Rebuild .remelink/index/ from every digest node (it is derived data, safe to delete)."""
-    from remelink.config import load_settings
     from remelink.index import INDEX_DIR, NodeIndex
-    from remelink.vault.paths import find_vault_root
+    from remelink.render import rebuild_json
 
-    root = find_vault_root(vault)
-    with NodeIndex(root, load_settings(root)) as index:
+    root, settings = _open_vault(vault)
+    with NodeIndex(root, settings) as index:
         stats = index.rebuild()
     for notice in stats.notices:
         _err(f"note: {notice}")
+    if json_out:
+        _print_json(rebuild_json(stats, _elapsed()))
+        return 0
     skipped = f", {stats.skipped} skipped (see notes above)" if stats.skipped else ""
     typer.echo(f"rebuilt {INDEX_DIR}: {stats.added} digest node(s) indexed{skipped} "
                f"in {stats.seconds:.1f} s")
     return 0
 
 
-@app.command("integrate")
-@handles_errors
+@app.command("integrate", cls=_Command)
+@handles_errors("integrate")
 def integrate_cmd(
     units_file: Annotated[str, typer.Argument(
         metavar="UNITS", help="JSON or YAML list of units {name, bucket, summary, paths}, or - "
@@ -231,15 +344,13 @@ def integrate_cmd(
     debug: DebugOpt = False,
 ) -> int:
     """Integrate memory units into the digest: one node created or updated per unit."""
-    from remelink.config import load_settings
     from remelink.errors import UsageError
     from remelink.integrate import integrate
     from remelink.models import make_model
+    from remelink.render import integrate_json
     from remelink.units import parse_units_document
-    from remelink.vault.paths import find_vault_root
 
-    root = find_vault_root(vault)
-    settings = load_settings(root, overrides={"model": model} if model else None)
+    root, settings = _open_vault(vault, overrides={"model": model} if model else None)
     if units_file == "-":
         text, source = sys.stdin.read(), "stdin"
     else:
@@ -253,29 +364,19 @@ def integrate_cmd(
     report = integrate(root, settings, units, engine, dry_run=dry_run, wait=wait)
     leftover = getattr(engine, "unused", 0)
     if json_out:
-        import json
-
-        payload = {
-            "ok": report.failed == 0 and not leftover,
-            "command": "integrate",
-            "duration_ms": round(report.seconds * 1000),
-            "counts": {"units": len(report.results), "failed": report.failed,
-                       "actions": _action_counts(report.results)},
-            "data": [_unit_json(r, include_diff=dry_run) for r in report.results],
-            "errors": [f"{r.unit.name}: {r.error}" for r in report.results if not r.ok],
-        }
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        _print_json(integrate_json(report, dry_run=dry_run, leftover=leftover))
     else:
         for r in report.results:
             if r.ok:
                 typer.echo(f"{r.action:<11} {r.target}  {r.note}".rstrip())
-                tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
-                sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
-                                 f"{r.seconds:.2f} s\n")
                 if dry_run and r.diff:
                     typer.echo(r.diff, nl=False)
             else:
                 typer.echo(f"{'FAILED':<11} {r.unit.name}: {r.error}")
+            # What the unit cost, failed or not (a failed unit often costs the most).
+            tokens = f"{r.usage.prompt_tokens}+{r.usage.completion_tokens} tokens"
+            sys.stderr.write(f"  {r.unit.name}: {r.steps} step(s), {tokens}, "
+                             f"{r.seconds:.2f} s\n")
             for warning in r.warnings:
                 sys.stderr.write(f"  warning: {warning}\n")
     if leftover:
@@ -283,8 +384,8 @@ def integrate_cmd(
     return 1 if report.failed or leftover else 0
 
 
-@dream_app.command("run")
-@handles_errors
+@dream_app.command("run", cls=_Command)
+@handles_errors("dream run")
 def dream_run_cmd(
     vault: VaultOpt = None,
     date: Annotated[str | None, typer.Option(
@@ -316,82 +417,49 @@ def dream_run_cmd(
     Progress goes to stderr (bars on a terminal, plain lines under cron); stdout carries only
     the summary, or with --json one JSON document. Exit 0 when all went well, 1 when a note or
     a unit failed, 2 on a usage or configuration error, 3 when the vault is busy."""
-    from remelink.config import load_settings
     from remelink.dream.run import DreamOptions, run_dream
     from remelink.models import make_model
     from remelink.progress import make_reporter
-    from remelink.render import dream_json, dream_text, envelope
-    from remelink.vault.paths import find_vault_root
+    from remelink.render import dream_json, dream_text
 
-    started = time.perf_counter()
     reporter: Any = None
     try:
-        root = find_vault_root(vault)
-        settings = load_settings(root, overrides={"model": model} if model else None)
+        root, settings = _open_vault(vault, overrides={"model": model} if model else None)
         options = DreamOptions(date=date, scan_days=scan_days, max_units=max_units, hint=hint,
                                dry_run=dry_run, wait=wait, retry_failed=retry_failed, today=today)
         engine = make_model(settings)
         reporter = make_reporter(quiet or (json_out and not sys.stderr.isatty()))
         report = run_dream(root, settings, engine, options, reporter=reporter)
-    except RemelinkError as exc:
-        if json_out:  # the caller parses stdout: it still gets one document
-            typer.echo(envelope("dream run", ok=False, seconds=time.perf_counter() - started,
-                                counts={}, data=None, errors=[" ".join(str(exc).split())]))
-        raise
     finally:
         close = getattr(reporter, "close", None)
         if callable(close):
             close()
-    seconds = time.perf_counter() - started
+    seconds = _elapsed()
+    leftover = getattr(engine, "unused", 0)
     if json_out:
-        typer.echo(dream_json(report, seconds))
+        _print_json(dream_json(report, seconds, leftover=leftover))
     else:
         typer.echo(dream_text(report, seconds), nl=False)
-    leftover = getattr(engine, "unused", 0)
     if leftover:
         _err(f"error: the scripted model has {leftover} unused step(s)")
     return 0 if report.ok and not leftover else EXIT_PROBLEMS
 
 
-@app.command("status")
-@handles_errors
+@app.command("status", cls=_Command)
+@handles_errors("status")
 def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOpt = False) -> int:
     """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last
     runs. Exit 1 when a unit failed or a note is invalid."""
-    from remelink.config import load_settings
     from remelink.dream.run import status
     from remelink.render import status_json, status_text
-    from remelink.vault.paths import find_vault_root
 
-    root = find_vault_root(vault)
-    report = status(root, load_settings(root))
-    typer.echo(status_json(report) if json_out else status_text(report), nl=json_out)
+    root, settings = _open_vault(vault)
+    report = status(root, settings)
+    if json_out:
+        _print_json(status_json(report, _elapsed()))
+    else:
+        typer.echo(status_text(report), nl=False)
     return 0 if report.ok else EXIT_PROBLEMS
-
-
-def _action_counts(results: Sequence[object]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for r in results:
-        action = getattr(r, "action", None)
-        if getattr(r, "ok", False) and action:
-            counts[action] = counts.get(action, 0) + 1
-    return counts
-
-
-def _unit_json(r: object, *, include_diff: bool) -> dict[str, object]:
-    from remelink.integrate import UnitResult
-
-    assert isinstance(r, UnitResult)
-    data: dict[str, object] = {
-        "unit": r.unit.name, "id": r.unit.id, "status": r.status, "action": r.action,
-        "target": r.target, "note": r.note, "error": r.error,
-        "tokens": {"prompt": r.usage.prompt_tokens, "completion": r.usage.completion_tokens},
-        "steps": r.steps, "repairs": r.repairs, "changed": r.changed,
-        "warnings": list(r.warnings), "duration_ms": round(r.seconds * 1000),
-    }
-    if include_diff:
-        data["diff"] = r.diff
-    return data
 
 
 def main() -> None:

@@ -77,13 +77,52 @@ class Settings:
     auto_dream: DreamSettings = field(default_factory=DreamSettings)
     max_note_bytes: int = 10 * 1024 * 1024
     embedder: str = "auto"
+    # What loading noticed but did not refuse (an unknown REMELINK_* variable): the CLI prints
+    # each as a warning. Not part of the settings' value.
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+    # Passed to every litellm call (see MODEL_OPTIONS): temperature, max_tokens, Ollama's num_ctx.
+    model_options: Mapping[str, Any] = field(default_factory=dict)
 
     def level(self, code: str) -> str:
         return self.lint.get(code, "error")
 
 
-_TOP_KEYS = {"model", "api_base", "language", "timeout", "retries", "folders", "links", "lint",
-             "auto_dream", "limits", "local"}
+# Every key of config.yaml: a top-level value (None) or a section with its keys. The README's
+# configuration block and the file `remelink init` writes document each (a test checks both).
+SECTIONS: dict[str, frozenset[str] | None] = {
+    "model": None, "api_base": None, "language": None, "timeout": None, "retries": None,
+    "folders": frozenset({"daily", "resource", "digest"}),
+    "links": frozenset({"resolution"}),
+    "lint": frozenset({*PROBLEM_CODES, "exclude"}),
+    "limits": frozenset({"max_note_bytes"}),
+    "local": frozenset({"embedder"}),
+    "model_options": frozenset({"temperature", "top_p", "max_tokens", "seed", "num_ctx"}),
+    "auto_dream": frozenset(f.name for f in fields(DreamSettings)),
+}
+_TOP_KEYS = set(SECTIONS)
+ENV_PREFIX = "REMELINK_"
+# Variables remelink reads that are not configuration keys.
+OTHER_ENV = frozenset({"REMELINK_DEBUG", "REMELINK_LINT_JOBS"})
+
+
+def config_keys() -> list[str]:
+    """Every configuration key, dotted (`auto_dream.batch_chars`, `lint.orphan-node`)."""
+    keys = []
+    for top, subs in SECTIONS.items():
+        keys += [top] if subs is None else [f"{top}.{sub}" for sub in sorted(subs)]
+    return keys
+
+
+def env_name(key: str) -> str:
+    """The variable of a dotted key: `lint.orphan-node` -> REMELINK_LINT__ORPHAN_NODE."""
+    return ENV_PREFIX + key.replace(".", "__").replace("-", "_").upper()
+
+# model_options: (type, minimum, maximum) of each key litellm is given as it is.
+MODEL_OPTIONS: dict[str, tuple[type, float, float]] = {
+    "temperature": (float, 0.0, 2.0), "top_p": (float, 0.0, 1.0),
+    "max_tokens": (int, 1, 1_000_000), "seed": (int, 0, 2**63 - 1),
+    "num_ctx": (int, 256, 10_000_000),
+}
 
 
 def _type_error(key: str, want: str, value: Any, source: str) -> ConfigError:
@@ -164,7 +203,7 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         s = replace(s, retries=_as_int("retries", data["retries"], source))
     if "folders" in data:
         folders = _sub(data, "folders", source)
-        _only(folders, {"daily", "resource", "digest"}, "folders", source)
+        _only(folders, _keys("folders"), "folders", source)
         s = replace(s, folders=replace(s.folders, **{
             k: _folder_name(f"folders.{k}", v, source) for k, v in folders.items()}))
         names = [s.folders.daily, s.folders.resource, s.folders.digest]
@@ -173,13 +212,13 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                               path=source)
     if "links" in data:
         links = _sub(data, "links", source)
-        _only(links, {"resolution"}, "links", source)
+        _only(links, _keys("links"), "links", source)
         if "resolution" in links:
             s = replace(s, resolution=_as_str("links.resolution", links["resolution"], source,
                                               choices=("path", "obsidian")))
     if "lint" in data:
         lint = _sub(data, "lint", source)
-        _only(lint, set(PROBLEM_CODES) | {"exclude"}, "lint", source)
+        _only(lint, _keys("lint"), "lint", source)
         if "exclude" in lint:
             s = replace(s, lint_exclude=_globs("lint.exclude", lint["exclude"], source))
         levels = dict(s.lint)
@@ -192,18 +231,22 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         s = replace(s, lint=levels)
     if "limits" in data:
         limits = _sub(data, "limits", source)
-        _only(limits, {"max_note_bytes"}, "limits", source)
+        _only(limits, _keys("limits"), "limits", source)
         if "max_note_bytes" in limits:
             s = replace(s, max_note_bytes=_as_int("limits.max_note_bytes", limits["max_note_bytes"],
                                                   source, minimum=1))
     if "local" in data:
         local = _sub(data, "local", source)
-        _only(local, {"embedder"}, "local", source)
+        _only(local, _keys("local"), "local", source)
         if "embedder" in local:
             s = replace(s, embedder=_as_str("local.embedder", local["embedder"], source))
+    if "model_options" in data:
+        # Layered key by key: REMELINK_MODEL_OPTIONS__NUM_CTX keeps the file's temperature.
+        s = replace(s, model_options={**s.model_options, **_model_options(
+            _sub(data, "model_options", source), source)})
     if "auto_dream" in data:
         dream = _sub(data, "auto_dream", source)
-        _only(dream, {f.name for f in fields(DreamSettings)}, "auto_dream", source)
+        _only(dream, _keys("auto_dream"), "auto_dream", source)
         changes: dict[str, Any] = {}
         for key, value in dream.items():
             if key == "steps":
@@ -223,6 +266,25 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
     return s
 
 
+def _model_options(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    _only(data, set(MODEL_OPTIONS), "model_options", source)
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        kind, low, high = MODEL_OPTIONS[key]
+        name = f"model_options.{key}"
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            number = kind(value) if kind is float else _as_int(name, value, source)
+        except (TypeError, ValueError):
+            raise _type_error(name, "a number" if kind is float else "an integer", value,
+                              source) from None
+        if not low <= number <= high:
+            raise _type_error(name, f"between {low:g} and {high:g}", value, source)
+        out[key] = number
+    return out
+
+
 def _sub(data: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:
     value = data[key]
     if value is None:
@@ -240,26 +302,81 @@ def _only(data: Mapping[str, Any], allowed: set[str], prefix: str, source: str) 
                           hint=f"valid: {', '.join(sorted(allowed))}")
 
 
-def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+def _keys(section: str) -> set[str]:
+    return set(SECTIONS[section] or ())
+
+
+def _env_key(name: str) -> tuple[str, ...] | None:
+    """The config key a `REMELINK_*` variable sets, or None when it names none. Segments are
+    matched case-insensitively, and `_` stands for `-` (shells allow no `-` in names):
+    `REMELINK_LINT__ORPHAN_NODE` is `lint.orphan-node`."""
+    parts = [p.lower() for p in name[len(ENV_PREFIX):].split("__")]
+    subs = SECTIONS.get(parts[0], ())
+    if subs is None:
+        return (parts[0],) if len(parts) == 1 else None
+    if not subs or len(parts) != 2:
+        return None
+    for candidate in (parts[1], parts[1].replace("_", "-")):
+        if candidate in subs:
+            return parts[0], candidate
+    return None
+
+
+def _closest_env(name: str) -> str | None:
+    import difflib
+
+    known = [env_name(k) for k in config_keys()] + sorted(OTHER_ENV)
+    matches = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     """`REMELINK_MODEL=x`, `REMELINK_LINKS__RESOLUTION=obsidian`,
-    `REMELINK_AUTO_DREAM__MAX_UNITS=5`."""
+    `REMELINK_AUTO_DREAM__MAX_UNITS=5`: the mapping they set, and one warning per `REMELINK_*`
+    variable that names no key (a typo that silently did nothing would be worse)."""
     data: dict[str, Any] = {}
-    for name, raw in env.items():
-        if not name.startswith("REMELINK_") or name in ("REMELINK_DEBUG",):
+    warnings: list[str] = []
+    for name, raw in sorted(env.items()):
+        if not name.startswith(ENV_PREFIX) or name in OTHER_ENV:
             continue
-        path = [p.lower() for p in name[len("REMELINK_"):].split("__")]
-        if path[0] not in _TOP_KEYS:
+        path = _env_key(name)
+        if path is None:
+            closest = _closest_env(name)
+            hint = f"did you mean {closest}?" if closest else \
+                "see the configuration keys in the README"
+            warnings.append(f"{name} is not a remelink setting; ignored ({hint})")
             continue
         value: Any = raw
         if raw.strip().lstrip("-").isdigit():
             value = int(raw)
-        elif "," in raw and path == ["auto_dream", "steps"]:
+        elif "," in raw and path == ("auto_dream", "steps"):
             value = [v.strip() for v in raw.split(",") if v.strip()]
         node = data
         for part in path[:-1]:
             node = node.setdefault(part, {})
         node[path[-1]] = value
-    return data
+    return data, warnings
+
+
+def _yaml_error(exc: Exception) -> ConfigError:
+    """One line naming where the YAML syntax breaks: line and column (1-based), what PyYAML
+    expected, and where the construct it was reading started."""
+    import yaml
+
+    if isinstance(exc, yaml.MarkedYAMLError) and (exc.problem_mark or exc.context_mark):
+        mark = exc.problem_mark or exc.context_mark
+        assert mark is not None
+        problem = exc.problem or exc.context or "invalid YAML"
+        context = ""
+        if exc.context and exc.problem and exc.context_mark is not None:
+            start = exc.context_mark
+            context = f" ({exc.context} that starts at line {start.line + 1}, column " \
+                      f"{start.column + 1})"
+        return ConfigError(f"line {mark.line + 1}, column {mark.column + 1}: cannot parse the "
+                           f"YAML: {problem}{context}", path=CONFIG_FILE,
+                           hint="fix the syntax there")
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ConfigError(f"cannot parse config: {first}", path=CONFIG_FILE)
 
 
 def load_settings(vault: Path, env: Mapping[str, str] | None = None,
@@ -273,14 +390,16 @@ def load_settings(vault: Path, env: Mapping[str, str] | None = None,
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ConfigError(f"cannot parse config: {first}", path=CONFIG_FILE) from None
+            raise _yaml_error(exc) from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read config: {exc.strerror or exc}",
+                              path=CONFIG_FILE) from None
         if data is not None:
             settings = apply(settings, data, CONFIG_FILE)
-    env_data = _env_layer(os.environ if env is None else env)
+    env_data, warnings = _env_layer(os.environ if env is None else env)
     if env_data:
         settings = apply(settings, env_data, "environment (REMELINK_*)")
     if overrides:
         settings = apply(settings, {k: v for k, v in overrides.items() if v is not None},
                          "command line")
-    return settings
+    return replace(settings, warnings=tuple(warnings)) if warnings else settings

@@ -1,8 +1,15 @@
 """The guarantees of SPEC §7.2 enforced in code, not left to the prompt.
 
 - Additive: an update never removes a wikilink or a Sources sentence the node had.
+- Prose conservation: every line of the node's old body (whitespace aside) is still in the new
+  body, in order; the one exception is a CORRECT that replaces the wrong line and quotes it
+  verbatim, next to the new source, in its correction.
 - Valid output: the target passes the lint-links checks (an update: adds no lint error the node
-  did not already have) and cites every path of the unit.
+  did not already have), cites every path of the unit, repeats no Sources sentence, and a new
+  node is written in the language of its unit.
+
+Every problem is one whole item a model can act on: body-relative line numbers (the model
+never wrote the frontmatter) and the offending line quoted.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from remelink.config import Settings
 from remelink.facts import stated
@@ -21,6 +29,10 @@ from remelink.vault.notes import Note
 from remelink.vault.resolve import Resolver, VaultFiles
 
 _WS = re.compile(r"\s+")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+_LIST_MARK_RE = re.compile(r"^(?:[ \t]*(?:[-+*]|\d{1,9}[.)]|>)[ \t]+)+")
+_RELATION_LINE_RE = re.compile(r"^[^\W\d][\w-]*::\s*!?\[\[")
+QUOTE_LIMIT = 300  # characters of an offending line quoted in a validation problem
 
 
 def _norm(text: str) -> str:
@@ -48,23 +60,174 @@ def source_sentences(note: Note) -> list[str]:
     return out
 
 
-def conservation_problems(original: Note, new: Note) -> list[str]:
-    """What `new` drops from `original`: wikilinks and Sources sentences, as readable items."""
+# -- prose conservation ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LostLine:
+    line: int    # 1-based line of the old body (frontmatter not counted)
+    text: str    # the line as it was
+    quoted: bool = False  # quoted verbatim in a correction citing the unit's source
+
+
+def _find_word(haystack: str, needle: str, start: int) -> int:
+    """First index >= start where `needle` occurs without cutting a Latin word or number at
+    either end (`cat` is not found inside `concatenate`; CJK text has no such boundaries)."""
+    head = bool(_ASCII_WORD.match(needle[:1]))
+    tail = bool(_ASCII_WORD.match(needle[-1:]))
+    pos = haystack.find(needle, start)
+    while pos != -1:
+        before = haystack[pos - 1:pos]
+        after = haystack[pos + len(needle):pos + len(needle) + 1]
+        if not (head and _ASCII_WORD.match(before)) and not (tail and _ASCII_WORD.match(after)):
+            return pos
+        pos = haystack.find(needle, pos + 1)
+    return -1
+
+
+def _link_only(line: str, kept: set[str]) -> bool:
+    """A bare link line or a relation field whose links all survive: not prose, and turning it
+    into a sentence is what the lint rules ask for (SPEC §4)."""
+    from remelink.lint.checks import is_bare_link_text
+
+    stripped = _LIST_MARK_RE.sub("", line.strip())
+    links = [m.group(2) for m in wl.LINK_RE.finditer(stripped)]
+    if not links or not all(t in kept for t in links):
+        return False
+    return bool(_RELATION_LINE_RE.match(stripped)) or is_bare_link_text(stripped)
+
+
+MAX_OCCURRENCES = 256  # places one old line is tried at in the new body (short lines repeat)
+
+
+def _occurrences(flat: str, key: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = _find_word(flat, key, 0)
+    while pos != -1 and len(out) < MAX_OCCURRENCES:
+        out.append((pos, pos + len(key)))
+        pos = _find_word(flat, key, pos + 1)
+    return out
+
+
+def _kept_in_order(keys: list[str], flat: str) -> set[int]:
+    """The indexes of the most `keys` that occur in `flat` in order, without overlapping: a
+    longest chain, as in longest increasing subsequence (patience: `tails[k]` is the chain of
+    k+1 keys with the earliest end). Greedy first-match is not enough: a line quoted in a
+    correction at the end would swallow every line before it."""
+    from bisect import bisect_right
+
+    tails: list[tuple[int, int, Any]] = []   # (end, index, chain as nested (index, prev))
+    for i, key in enumerate(keys):
+        if not key:
+            continue
+        ends = [t[0] for t in tails]
+        best: dict[int, tuple[int, int, Any]] = {}
+        for start, stop in _occurrences(flat, key):
+            k = bisect_right(ends, start)   # chains that end before this occurrence starts
+            prev = tails[k - 1][2] if k else None
+            if k not in best or stop < best[k][0]:
+                best[k] = (stop, i, (i, prev))
+        for k, entry in sorted(best.items()):
+            if k == len(tails):
+                tails.append(entry)
+            elif entry[0] < tails[k][0]:
+                tails[k] = entry
+    kept: set[int] = set()
+    chain = tails[-1][2] if tails else None
+    while chain is not None:
+        kept.add(chain[0])
+        chain = chain[1]
+    return kept
+
+
+def lost_lines(original: Note, new: Note, unit_paths: tuple[str, ...] | list[str] = ()
+               ) -> list[LostLine]:
+    """The lines of `original`'s body that `new` no longer holds, in order (SPEC §7.2).
+
+    A line is kept when its text, whitespace folded, occurs in the new body in the same order
+    as the other kept lines (the most lines that can be kept are): inserting before, after or
+    around a line keeps it; rewording, deleting or moving it past another line loses it. A
+    bare link line or relation field whose links all survive may become a sentence. A lost
+    line that the new body quotes verbatim in a paragraph citing one of `unit_paths` is
+    marked `quoted`: a CORRECT may do that."""
+    flat = _norm(new.body)
+    raw_lines = original.body.replace("\r\n", "\n").split("\n")
+    keys = [_norm(raw) for raw in raw_lines]
+    kept = _kept_in_order(keys, flat)
+    kept_targets = {lk.target for lk in wl.parse_links(new.body)}
+    paragraphs: list[str] | None = None
+    lost: list[LostLine] = []
+    for i, (raw, key) in enumerate(zip(raw_lines, keys, strict=True)):
+        if not key or i in kept or _link_only(raw, kept_targets):
+            continue
+        quoted = False
+        if unit_paths:
+            if paragraphs is None:
+                paragraphs = [_norm(p) for p in re.split(r"\n[ \t]*\n", new.body)]
+            quoted = any(_find_word(p, key, 0) != -1 and
+                         any(f"[[{path}" in p for path in unit_paths) for p in paragraphs)
+        lost.append(LostLine(i + 1, raw.strip(), quoted))
+    return lost
+
+
+def conservation_problems(original: Note, new: Note,
+                          unit_paths: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """What `new` drops from `original`, one whole item each: lines of prose, wikilinks and
+    Sources sentences. A line replaced by a quoting correction is not listed (see
+    `lost_lines`); `quoted_lines` tells the receipt check about it."""
     problems: list[str] = []
+    lines = [ln for ln in lost_lines(original, new, unit_paths) if not ln.quoted]
+    for ln in lines:
+        problems.append(f"body line {ln.line} would be lost: {quote_line(ln.text, None)}")
     after = set(edge_set(new))
     missing = [e for e in edge_set(original) if e not in after]
     if missing:
-        shown = ", ".join(f"[[{t}{'#' + a if a is not None else ''}]]" for t, a in missing[:8])
-        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        shown = ", ".join(f"[[{t}{'#' + a if a is not None else ''}]]" for t, a in missing[:20])
+        more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
         problems.append(f"it would remove wikilink(s) {shown}{more}")
     new_sources = " \n ".join(source_sentences(new))
-    lost = [s for s in source_sentences(original) if s not in new_sources]
-    if lost:
-        # Shown whole (up to a bound): the model has to put the sentence back word for word.
-        shown = "; ".join(repr(s if len(s) <= 300 else s[:297] + "...") for s in lost[:3])
-        more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
-        problems.append(f"it would remove Sources sentence(s) {shown}{more}")
+    gone = {_norm(ln.text) for ln in lines}
+    for sentence in source_sentences(original):
+        if sentence in new_sources:
+            continue
+        if any(g in sentence for g in gone):  # its lost line is listed above already
+            continue
+        problems.append(f"it would remove Sources sentence {quote_line(sentence, None)}")
     return problems
+
+
+def quoted_lines(original: Note, new: Note, unit_paths: tuple[str, ...] | list[str]
+                 ) -> list[LostLine]:
+    """Lines `new` replaced by a correction that quotes them: only a CORRECT may do that."""
+    return [ln for ln in lost_lines(original, new, unit_paths) if ln.quoted]
+
+
+def quote_line(text: str, limit: int | None = QUOTE_LIMIT) -> str:
+    """A line shown to the model, in double quotes (JSON-escaped, so it can be copied into an
+    edit call as it is); cut only when `limit` is given (lint problems, not lost lines)."""
+    import json
+
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return json.dumps(text, ensure_ascii=False)
+
+
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+
+
+def _citing_sentences(note: Note) -> list[str]:
+    """The sentences of `## Sources` that cite something, one by one (a repeated edit appends
+    the same sentence to the same paragraph, which a paragraph-level count does not see)."""
+    out = []
+    for para in source_sentences(note):
+        out += [s for s in _SENTENCE_END_RE.split(para) if "[[" in s and s.strip()]
+    return out
+
+
+def duplicate_sources(original: Note | None, new: Note) -> list[str]:
+    """Sources sentences `new` holds more often than `original` did (and more than once)."""
+    before = Counter(_citing_sentences(original)) if original is not None else Counter()
+    seen = Counter(_citing_sentences(new))
+    return [s for s, n in seen.items() if n > max(1, before.get(s, 0))]
 
 
 def cited_sources(files: VaultFiles, settings: Settings, note: Note) -> set[str]:
@@ -90,21 +253,45 @@ class Validation:
 
 
 def validate(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
-             original: Note | None = None) -> Validation:
+             original: Note | None = None, *, language: str | None = None,
+             action: str | None = None) -> Validation:
     """Judge `note` as the unit's node.
 
     An update is judged on what it changes: a lint error the node `original` already had (a
     link to a note renamed since, say) is not the unit's, and the additive rule forbids
     removing the link, so demanding a clean node would fail every unit that touches it. Such
-    errors are kept, and left to lint-links."""
+    errors are kept, and left to lint-links.
+
+    `language` (en | zh), when given, is the unit's: a new node must be written in it. With
+    `action` (the receipt's), a line replaced by a quoting correction is accepted only for a
+    CORRECT; a tool checking a staged node passes none and names the rule itself."""
     new, kept = _split_errors(files, settings, note, original)
-    problems = [_show(p) for p in new]
+    problems = [_show(p, note) for p in new]
     cited = cited_sources(files, settings, note)
     uncited = [p for p in unit.paths if p not in cited]
     if uncited:
         problems.append("## Sources does not cite " + ", ".join(f"[[{p}]]" for p in uncited) +
                         " - add a sentence saying what each supports")
-    return Validation(problems, [_show(p) for p in kept])
+    for sentence in duplicate_sources(original, note):
+        problems.append(f"## Sources repeats the sentence {quote_line(sentence)}; keep it once")
+    if original is not None and original is not note:
+        problems += conservation_problems(original, note, unit.paths)
+        if action is not None and action != "CORRECT":
+            for ln in quoted_lines(original, note, unit.paths):
+                problems.append(
+                    f"body line {ln.line} ({quote_line(ln.text)}) is replaced by a correction that "
+                    f"quotes it; only a CORRECT may replace a line, and the receipt says "
+                    f"{action}: answer with action CORRECT if the new source corrects it, else "
+                    "put the line back")
+    if language is not None and original is None:
+        written = body_language(note)
+        if written is not None and written != language:
+            want = "Chinese (中文)" if language == "zh" else "English"
+            got = "Chinese" if written == "zh" else "English"
+            problems.append(f"the node is written in {got}, but its unit and sources are in "
+                            f"{want}: write the name, description and body in {want}")
+    # Kept problems go to the run's warnings, for a person: file line numbers, as lint-links.
+    return Validation(problems, [f"line {p.line}: {p.code}: {p.message}" for p in kept])
 
 
 def revision_problems(unit: Unit, action: str, target: str, note: Note | None) -> list[str]:
@@ -135,8 +322,27 @@ def revision_problems(unit: Unit, action: str, target: str, note: Note | None) -
     return problems
 
 
-def _show(problem: Problem) -> str:
-    return f"line {problem.line}: {problem.code}: {problem.message}"
+def body_language(note: Note) -> str | None:
+    """The language of a node's prose (links, paths and code left out), or None when it holds
+    too little prose to tell."""
+    from remelink.evidence import detect_language
+
+    text = wl.LINK_RE.sub(" ", note.body)
+    text = re.sub(r"`[^`\n]*`|https?://\S+|^\s*#+.*$", " ", text, flags=re.M)
+    letters = sum(1 for ch in text if ch.isalpha())
+    return detect_language(text) if letters >= 20 else None
+
+
+def _show(problem: Problem, note: Note) -> str:
+    """A lint problem as the model can act on it: where in the body it wrote (the frontmatter
+    it did not write is not counted), what is wrong, and the line itself."""
+    where = problem.line - note.body_line + 1
+    if where < 1:
+        return f"frontmatter: {problem.code}: {problem.message}"
+    lines = note.body.split("\n")
+    text = lines[where - 1].rstrip("\r") if where <= len(lines) else ""
+    shown = f": {quote_line(text.strip())}" if text.strip() else ""
+    return f"body line {where}: {problem.code}: {problem.message}{shown}"
 
 
 def _split_errors(files: VaultFiles, settings: Settings, note: Note, original: Note | None

@@ -21,21 +21,19 @@ from typing import Any, Protocol
 
 from remelink import evidence as ev
 from remelink import prompts
-from remelink.agent import Accept, Feedback, LoopError, parse_receipt, run_loop
+from remelink.agent import Accept, Feedback, LoopError, Transcript, parse_receipt, run_loop
 from remelink.config import Settings
-from remelink.errors import ModelError, RemelinkError, SandboxError
-from remelink.guards import revision_problems, validate
+from remelink.errors import ModelError, RemelinkError
+from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
+from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
-from remelink.vault import links as wl
 from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note
 from remelink.vault.paths import resolve_inside
 from remelink.vault.resolve import VaultFiles
 from remelink.workspace import UnitWorkspace
-
-ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
 
 
 class SearchIndex(Protocol):
@@ -43,13 +41,6 @@ class SearchIndex(Protocol):
                refresh: bool = True) -> list[Any]: ...
 
     def update(self, paths: Any) -> None: ...
-
-
-@dataclass(frozen=True)
-class Receipt:
-    action: str
-    target_path: str
-    note: str
 
 
 @dataclass(frozen=True)
@@ -71,6 +62,7 @@ class UnitResult:
     candidates: tuple[tuple[str, float], ...] = ()
     classification: tuple[tuple[str, str], ...] = ()
     related: tuple[str, ...] = ()
+    labelled: tuple[str, ...] = ()  # candidates the receipt classified (the rest are inferred)
     model: str = ""
     # The model backend itself failed (ModelError after its retries): the run stops, because
     # the next unit would meet the same outage or the same missing key.
@@ -145,70 +137,38 @@ def _with_path(files: VaultFiles, rel: str) -> Iterator[None]:
             files.discard(rel)
 
 
-def _check_receipt(ws: UnitWorkspace, data: dict[str, Any]) -> tuple[Receipt | None, list[str]]:
-    action = str(data.get("action", "")).strip().upper()
-    if action not in ACTIONS:
-        return None, [f"action must be one of {', '.join(ACTIONS)}, got {data.get('action')!r}"]
-    raw_target = data.get("target_path")
-    if not isinstance(raw_target, str) or not raw_target.strip():
-        return None, ["target_path is missing"]
+def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
+           ) -> list[tuple[str, str, str, str | None]]:
+    """node_search for the unit before the first model turn, for the first message: the best
+    candidates (path, name, description) and the bodies of the best short ones. Recorded as a
+    search of the unit, so the audit lists these candidates too. A failing index only costs
+    the shortcut: the model can still call node_search."""
+    query = " ".join([unit.name, unit.summary, *unit.points])[:1500]
     try:
-        target = ws.tool_path(raw_target.strip().strip("[]"))
-    except SandboxError as exc:
-        return None, [f"target_path: {exc}"]
-    note = str(data.get("note") or "").strip()
-    if ws.target is not None and target != ws.target:
-        return None, [f"target_path is {target}, but this unit changed {ws.target}; the receipt "
-                      "names the node you wrote"]
-    try:
-        ws.writable(target)  # a digest node (a receipt may not name a raw note or a non-.md)
-    except SandboxError as exc:
-        return None, [f"target_path: {exc}"]
-    if ws.target is None:
-        if action == "CREATE":
-            return None, ["the receipt says CREATE but nothing was written; write the node first"]
-        if ws.current(target) is None:
-            return None, [f"{target} does not exist; an update targets an existing node"]
-        return Receipt(action, target, note), []
-    if action == "CREATE" and ws.existed:
-        return None, [f"{target} existed before this unit, so the action is an update "
-                      "(CORROBORATE, REFINE or CORRECT), not CREATE"]
-    if action != "CREATE" and not ws.existed:
-        return None, [f"{target} is new, so the action is CREATE, not {action}"]
-    return Receipt(action, target, note), []
-
-
-def _classification(ws: UnitWorkspace, final: Note | None, receipt: Receipt,
-                    data: dict[str, Any]) -> tuple[tuple[tuple[str, float], ...],
-                                                   tuple[tuple[str, str], ...], tuple[str, ...]]:
-    best: dict[str, float] = {}
-    for _, hits in ws.searches:
-        for hit in hits:
-            best[hit.path] = max(best.get(hit.path, float("-inf")), float(hit.score))
-    candidates = tuple(sorted(best.items(), key=lambda kv: -kv[1]))
-    digest_prefix = ws.digest + "/"
-    linked = set()
-    if final is not None:
-        linked = {lk.target for lk in wl.parse_links(final.body)
-                  if lk.target.startswith(digest_prefix)}
-    given = data.get("classification") if isinstance(data.get("classification"), dict) else {}
-    classes = []
-    for path, _ in candidates:
-        label = given.get(path) if isinstance(given, dict) else None
-        if label not in ("same_abstraction", "related", "unrelated"):
-            if path == receipt.target_path and receipt.action != "CREATE":
-                label = "same_abstraction"
-            elif path in linked:
-                label = "related"
-            else:
-                label = "unrelated"
-        classes.append((path, str(label)))
-    related = tuple(sorted(p for p in linked if p != receipt.target_path))
-    return candidates, tuple(classes), related
+        hits = ctx.index.search(query, limit=prompts.RECALL_SHOWN, bucket=None, refresh=False)
+    except RemelinkError:
+        return []
+    hits = list(hits)[:prompts.RECALL_SHOWN]
+    ws.searches.append((query, hits))
+    out: list[tuple[str, str, str, str | None]] = []
+    room = prompts.RECALL_BODIES_CHARS
+    for i, hit in enumerate(hits):
+        body = None
+        if i < prompts.RECALL_BODIES:
+            try:
+                note = ws.current(hit.path)
+            except RemelinkError:
+                note = None
+            if note is not None and len(note.body) <= min(room, prompts.RECALL_BODY_CHARS):
+                body = note.body.replace("\r\n", "\n")
+                room -= len(body)
+        out.append((hit.path, str(hit.name), str(hit.description), body))
+    return out
 
 
 def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False) -> UnitResult:
-    """Integrate one unit. Never raises for unit-level failures: they come back as `failed`."""
+    """Integrate one unit. Never raises for unit-level failures: they come back as `failed`,
+    with the tokens, turns and time they cost."""
     started = time.perf_counter()
     settings = ctx.settings
     owner = f"{unit.id}-{threading.get_ident()}"
@@ -226,6 +186,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         unit = replace(unit, revises=None)
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
+    transcript = Transcript(messages=[])
     try:
         _check_unit_paths(ctx, unit)
         evidence = ev.build(ctx.vault, unit)
@@ -234,43 +195,54 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         folders = settings.folders
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
-                                              digest=folders.digest)
+                                              digest=folders.digest,
+                                              candidates=recall(ctx, ws, unit))
         receipt_data: dict[str, Any] = {}
         inherited: list[str] = []  # lint errors the node had before this unit, kept
 
+        def check(note: Note, original: Note | None, action: str | None = None
+                  ) -> Validation:
+            with ctx.files_lock, _with_path(ctx.files, note.path):
+                return validate(ctx.files, settings, unit, note, original, language=language,
+                                action=action)
+
         def judge(text: str) -> Accept[Receipt] | Feedback:
             data = parse_receipt(text)
+            staged = ws.staged is not None
             if data is None:
-                return Feedback(prompts.repair_message(
-                    ["no receipt found: answer with only {\"action\": ..., \"target_path\": ..., "
-                     "\"note\": ...}"], language=language))
+                problem = ("no receipt found: answer with only {\"action\": ..., \"target_path\": "
+                           "..., \"note\": ..., \"classification\": {...}}, not in prose")
+                return Feedback(prompts.receipt_feedback([problem], language=language,
+                                                         staged=staged), problem)
             try:
-                receipt, problems = _check_receipt(ws, data)
+                receipt, problems = check_receipt(ws, data)
                 final = ws.staged or (ws.current(receipt.target_path) if receipt else None)
             except RemelinkError as exc:  # e.g. an update receipt naming an unreadable note
                 receipt, problems = None, [str(exc)]
             if receipt is None:
-                return Feedback(prompts.repair_message(problems, language=language),
-                                "; ".join(problems))
+                return Feedback(prompts.receipt_feedback(problems, language=language,
+                                                         staged=staged), "; ".join(problems))
             if final is None:
-                return Feedback(prompts.repair_message([f"{receipt.target_path} is empty"],
-                                                       language=language))
+                problem = f"{receipt.target_path} is empty"
+                return Feedback(prompts.receipt_feedback([problem], language=language,
+                                                         staged=staged), problem)
             # Judged against the node as it was (nothing staged: the node is its own original).
             original = ws.original if ws.staged is not None else final
-            with ctx.files_lock, _with_path(ctx.files, final.path):
-                verdict = validate(ctx.files, settings, unit, final, original)
+            verdict = check(final, original, receipt.action)
             problems = revision_problems(unit, receipt.action, receipt.target_path, final) + \
                 verdict.problems
             inherited[:] = verdict.inherited
             if problems:
-                return Feedback(prompts.repair_message(problems, language=language),
-                                "; ".join(problems))
+                return Feedback(prompts.node_feedback(problems, receipt.target_path,
+                                                      language=language), "; ".join(problems))
             receipt_data.clear()
             receipt_data.update(data)
             return Accept(receipt)
 
-        receipt, transcript = run_loop(ctx.model, messages, toolbox(ws), judge,
-                                       max_steps=dream.max_steps, max_repairs=dream.repair_turns)
+        tools = toolbox(ws, check=lambda note, original: check(note, original).problems)
+        receipt, transcript = run_loop(ctx.model, messages, tools, judge,
+                                       max_steps=dream.max_steps, max_repairs=dream.repair_turns,
+                                       transcript=transcript)
         final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
         before = ws.original.render() if ws.original is not None else b""
         after = final.render() if final is not None else before
@@ -280,17 +252,22 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
         if changed and not dry_run:
             warnings += _commit(ctx, ws, unit, receipt.target_path, after)
-        candidates, classes, related = _classification(ws, final, receipt, receipt_data)
+        candidates, classes, related, labelled = classify(ws, final, receipt,
+                                                                 receipt_data)
         return UnitResult(
             unit=unit, status="done", action=receipt.action, target=receipt.target_path,
             note=receipt.note, diff=diff, content_hash=_hash(after), changed=changed,
             usage=transcript.usage, steps=transcript.steps, repairs=transcript.repairs,
             seconds=time.perf_counter() - started, model_seconds=transcript.model_seconds,
             candidates=candidates, classification=classes, related=related,
-            model=ctx.model.name, warnings=warnings)
+            labelled=labelled, model=ctx.model.name, warnings=warnings)
     except (LoopError, ModelError, RemelinkError) as exc:
+        candidates, classes, _, _ = classify(ws, None, None, {})
         return UnitResult(unit=unit, status="failed", error=str(exc),
                           seconds=time.perf_counter() - started, target=ws.target,
+                          usage=transcript.usage, steps=transcript.steps,
+                          repairs=transcript.repairs, model_seconds=transcript.model_seconds,
+                          candidates=candidates, classification=classes,
                           model=ctx.model.name, infrastructure=isinstance(exc, ModelError))
     finally:
         ctx.claims.release(owner)

@@ -1,13 +1,25 @@
-"""Rendering of run and status reports for the CLI: the human summary and the `--json`
-envelope `{ok, command, duration_ms, counts, data, errors}` (SPEC §9.4). Pure functions."""
+"""Rendering of command results for the CLI: the human summary and the `--json` envelope
+`{ok, command, duration_ms, counts, data, errors}` (SPEC §9.4, `remelink.envelope`). Pure
+functions; the report types are imported for annotations only, so rendering a search result
+loads nothing of the dream pipeline."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from remelink.dream.context import RunReport
-from remelink.dream.run import StatusReport
+from remelink.envelope import envelope
+
+if TYPE_CHECKING:
+    from remelink.dream.context import RunReport
+    from remelink.dream.run import StatusReport
+    from remelink.index.core import Hit
+    from remelink.index.store import RefreshStats
+    from remelink.integrate import IntegrateReport, UnitResult
+    from remelink.scaffold import InitResult
+
+__all__ = ["dream_json", "dream_text", "envelope", "init_json", "integrate_json",
+           "rebuild_json", "search_json", "status_json", "status_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -24,14 +36,7 @@ def _problems(report: RunReport) -> list[str]:
     return lines
 
 
-def envelope(command: str, *, ok: bool, seconds: float, counts: dict[str, Any], data: Any,
-             errors: list[str]) -> str:
-    return json.dumps({"ok": ok, "command": command, "duration_ms": round(seconds * 1000),
-                       "counts": counts, "data": data, "errors": errors},
-                      ensure_ascii=False, indent=2)
-
-
-def dream_json(report: RunReport, seconds: float) -> str:
+def dream_json(report: RunReport, seconds: float, *, leftover: int = 0) -> str:
     data: dict[str, Any] = {
         "run_id": report.run_id, "date": report.date, "window": report.window,
         "dry_run": report.dry_run,
@@ -45,8 +50,11 @@ def dream_json(report: RunReport, seconds: float) -> str:
     }
     if report.dry_run:
         data["diffs"] = report.diffs
-    return envelope("dream run", ok=report.ok, seconds=seconds, counts=report.counts(),
-                    data=data, errors=_problems(report))
+    errors = _problems(report)
+    if leftover:  # a scripted model with steps left over: the run did not go as scripted
+        errors.append(f"the scripted model has {leftover} unused step(s)")
+    return envelope("dream run", ok=report.ok and not leftover, seconds=seconds,
+                    counts=report.counts(), data=data, errors=errors)
 
 
 def dream_text(report: RunReport, seconds: float) -> str:
@@ -73,6 +81,8 @@ def dream_text(report: RunReport, seconds: float) -> str:
     lines.append(f"nodes: {c['nodes_created']} created, {c['nodes_updated']} updated; "
                  f"{_plural(c['inputs_checkpointed'], 'input')} checkpointed"
                  + (f"; tokens {c['tokens_in']} in / {c['tokens_out']} out"
+                    + (f" ({c['tokens_in_failed']} in on failed units)"
+                       if c.get("tokens_in_failed") else "")
                     if c["tokens_in"] or c["tokens_out"] else "")
                  + f" ({seconds:.1f} s)")
     for u in report.units:
@@ -117,9 +127,9 @@ def dream_text(report: RunReport, seconds: float) -> str:
     return text
 
 
-def status_json(report: StatusReport) -> str:
+def status_json(report: StatusReport, seconds: float = 0.0) -> str:
     return envelope(
-        "status", ok=report.ok, seconds=0.0,
+        "status", ok=report.ok, seconds=seconds,
         counts={"inputs": report.inputs, "units": report.units, "verdicts": report.verdicts,
                 "pending_tags": report.pending_tags},
         data={"checkpoint": report.exists, "failed": report.failed, "invalid": report.invalid,
@@ -188,6 +198,65 @@ def status_text(report: StatusReport) -> str:
                 state = "running"
             else:
                 state = "ok" if r.get("ok") else "problems"
+            tokens = ""
+            if counts.get("tokens_in") or counts.get("tokens_out"):
+                failed = counts.get("tokens_in_failed") or 0
+                tokens = (f", tokens {counts.get('tokens_in', 0)} in"
+                          + (f" ({failed} on failed units)" if failed else "")
+                          + f" / {counts.get('tokens_out', 0)} out")
             lines.append(f"  {r.get('id')}: {state}, {counts.get('units_integrated', 0)} "
-                         f"integrated, {counts.get('units_failed', 0)} failed")
+                         f"integrated, {counts.get('units_failed', 0)} failed{tokens}")
     return "\n".join(lines) + "\n"
+
+
+def _action_counts(results: Sequence[UnitResult]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in results:
+        if r.ok and r.action:
+            counts[r.action] = counts.get(r.action, 0) + 1
+    return counts
+
+
+def _unit_json(r: UnitResult, *, include_diff: bool) -> dict[str, object]:
+    data: dict[str, object] = {
+        "unit": r.unit.name, "id": r.unit.id, "status": r.status, "action": r.action,
+        "target": r.target, "note": r.note, "error": r.error,
+        "tokens": {"prompt": r.usage.prompt_tokens, "completion": r.usage.completion_tokens},
+        "steps": r.steps, "repairs": r.repairs, "changed": r.changed,
+        "warnings": list(r.warnings), "duration_ms": round(r.seconds * 1000),
+    }
+    if include_diff:
+        data["diff"] = r.diff
+    return data
+
+
+def integrate_json(report: IntegrateReport, *, dry_run: bool, leftover: int) -> str:
+    errors = [f"{r.unit.name}: {r.error}" for r in report.results if not r.ok]
+    if leftover:
+        errors.append(f"the scripted model has {leftover} unused step(s)")
+    return envelope(
+        "integrate", ok=report.failed == 0 and not leftover, seconds=report.seconds,
+        counts={"units": len(report.results), "failed": report.failed,
+                "actions": _action_counts(report.results),
+                "tokens_in": sum(r.usage.prompt_tokens for r in report.results),
+                "tokens_out": sum(r.usage.completion_tokens for r in report.results)},
+        data=[_unit_json(r, include_diff=dry_run) for r in report.results], errors=errors)
+
+
+def search_json(hits: Sequence[Hit], seconds: float) -> str:
+    """node-search: the hits under `data`, best first (index notices go to stderr)."""
+    return envelope("node-search", ok=True, seconds=seconds, counts={"hits": len(hits)},
+                    data=[h.to_json() for h in hits], errors=[])
+
+
+def init_json(result: InitResult, seconds: float) -> str:
+    return envelope("init", ok=True, seconds=seconds, counts={"created": len(result.created)},
+                    data={"root": str(result.root), "created": list(result.created),
+                          "updated": list(result.updated)},
+                    errors=[])
+
+
+def rebuild_json(stats: RefreshStats, seconds: float) -> str:
+    return envelope("index rebuild", ok=True, seconds=seconds,
+                    counts={"indexed": stats.added, "skipped": stats.skipped},
+                    data={"notices": list(stats.notices)}, errors=[])

@@ -12,6 +12,8 @@ from remelink.vault.paths import BUCKETS
 CONFIG_TEMPLATE = """\
 # remelink configuration. Every key is optional; the values shown are the defaults.
 # Precedence: these values < REMELINK_* environment variables < command-line flags.
+# In the environment a nested key is joined with __ and - is written _:
+# REMELINK_AUTO_DREAM__MAX_UNITS=5, REMELINK_LINT__ORPHAN_NODE=warning.
 
 # The engine. `local` is the built-in offline, deterministic engine (no key, no network).
 # Any litellm model id works too, e.g. openai/gpt-4.1-mini or ollama_chat/qwen3 (pip install
@@ -20,6 +22,9 @@ model: local
 # api_base: http://localhost:11434     # for Ollama, llama.cpp, vLLM and other local servers
 # timeout: 120                         # seconds per model call
 # retries: 4                           # on rate limits and server errors, with backoff
+# Passed as they are to every litellm call (LLM engines only). Ollama's default context is
+# small next to a first request: set num_ctx (Ollama only; for llama.cpp start the server with -c).
+# model_options: {temperature: 0.2, top_p: 1.0, max_tokens: 4096, seed: 7, num_ctx: 16384}
 
 # Language of prompts and templates: auto (from the material), en or zh.
 language: auto
@@ -30,31 +35,75 @@ folders:
   digest: digest
 
 links:
-  # path: [[digest/wiki/x.md]] is a literal workspace-relative path (remelink writes these).
-  # obsidian: [[x]] may omit folders and .md; several matches is an error, never a guess.
+  # With `path`, [[digest/wiki/x.md]] is a literal workspace-relative path (remelink writes
+  # these); with `obsidian`, [[x]] may omit folders and .md (several matches is an error).
   resolution: path
 
-# Levels per problem code: error | warning | off. See `remelink-lint-links --codes`.
+# Levels per problem code: error | warning | off (quote "off": bare off is YAML for false,
+# which remelink also reads as off). `remelink-lint-links --codes` lists them.
 lint:
   orphan-node: off
+  # broken-link: error
+  # missing-anchor: error
+  # ambiguous-link: error
+  # outside-vault: error
+  # missing-sources: error
+  # empty-sources: error
+  # bare-source-link: error
+  # non-source-target: error
+  # relation-field: error
+  # frontmatter: error
+  # unreadable: warning
   # Notes not checked (they stay link targets): globs, `**` across folders, `dir/` a folder.
   # exclude: [templates/, "**/*.excalidraw.md"]
 
+# A note larger than this is reported and skipped, never read.
+# limits:
+#   max_note_bytes: 10485760
+
+# The local engine's optional offline sentence embedder (pip install 'remelink[embed]'):
+# auto uses it when installed, none keeps the engine purely lexical.
+# local:
+#   embedder: auto
+
 auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
+  # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
   max_units: 20          # units per extraction answer (a model with more is asked to continue)
   batch_tokens: 15000    # estimated tokens of changed notes per extraction call
   max_steps: 30          # model turns per unit
   max_attempts: 3        # a failed unit is retried on later runs up to this many times
   concurrency: 1         # units integrated in parallel (LLM engines)
-  node_search_limit: 25
+  node_search_limit: 25  # candidates a node_search returns (at most 100)
+  # repair_turns: 3          # corrections the model may get for a refused answer, per unit
+  # batch_chars: 60000       # deprecated: read as batch_tokens = batch_chars / 4
+  # max_tags: 3              # memory_tags auto_tag_step gives a node
+  # topic_count: 3           # topics dream_topics_step picks for the day
+  # topic_diversity_days: 7  # days back whose topics it does not repeat
 """
+
+# Everything remelink writes under .remelink/ that is derived, machine-local or transient.
+# state.json, runs/ and config.yaml are the vault's history and settings: they stay tracked.
+GITIGNORE_LINES = (
+    "index/",        # the node index (derived, rebuilt when missing)
+    "index.new-*/",  # a rebuild in progress, or left by one that died
+    "index.old-*/",
+    "index.lock",    # the index writers' lock
+    "lock",          # the vault lock of dream run and integrate
+    "state.journal",  # checkpoint records since the last full save of state.json
+    "*.tmp",         # atomic writes in progress (.remelink-tmp-*.tmp)
+    "crash-*.log",   # tracebacks of unexpected errors
+    "cron.log",      # the log the README's cron line appends to
+)
+GITIGNORE = "# remelink: derived and transient files (remelink init keeps this list)\n" + \
+    "".join(f"{line}\n" for line in GITIGNORE_LINES)
 
 
 @dataclass(frozen=True)
 class InitResult:
     root: Path
     created: tuple[str, ...]
+    updated: tuple[str, ...] = ()  # e.g. ".remelink/.gitignore: added state.journal"
 
 
 def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
@@ -65,6 +114,7 @@ def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
         raise UsageError(f"{directory} exists and is not a folder")
     wanted = [daily, resource, *(f"{digest}/{b}" for b in BUCKETS), ".remelink"]
     created: list[str] = []
+    updated: list[str] = []
     for rel in wanted:
         path = root / rel
         if not path.is_dir():
@@ -81,7 +131,20 @@ def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
         created.append(".remelink/config.yaml")
     gitignore = root / ".remelink" / ".gitignore"
     if not gitignore.exists():
-        # The index and the lock are derived and machine-local; state, runs and config are not.
-        atomic_write(gitignore, "index/\nlock\n*.tmp\ncrash-*.log\n")
+        atomic_write(gitignore, GITIGNORE)
         created.append(".remelink/.gitignore")
-    return InitResult(root, tuple(created))
+    else:
+        # remelink's own file: a vault made by an older remelink gets the lines it lacks;
+        # lines the user added stay.
+        try:
+            present: str | None = gitignore.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            present = None
+        if present is not None:
+            have = {line.strip() for line in present.splitlines()}
+            missing = [line for line in GITIGNORE_LINES if line not in have]
+            if missing:
+                sep = "" if not present or present.endswith("\n") else "\n"
+                atomic_write(gitignore, present + sep + "".join(f"{m}\n" for m in missing))
+                updated.append(".remelink/.gitignore: added " + ", ".join(missing))
+    return InitResult(root, tuple(created), tuple(updated))

@@ -168,6 +168,9 @@ def normalise_envelope(text: str, vault: Path) -> str:
             for key in ("id", "started", "finished"):
                 if key in runrec:
                     runrec[key] = key.upper()
+        for unit in d.get("units") or []:
+            if isinstance(unit, dict) and "duration_ms" in unit:
+                unit["duration_ms"] = 0  # a clock, like the envelope's
     out = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     # Unit ids hash the extracted text: number them in order of appearance instead, so that a
     # reworded extraction shows up as the wording change it is, not as churn in every id.

@@ -88,8 +88,9 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path: Path) -> None:
                         "24 h, not 30 days")
     assert lines[1:3] == ["--- a/digest/procedure/rotate-api-keys.md",
                           "+++ b/digest/procedure/rotate-api-keys.md"]
-    assert ("+> Corrected on 2026-06-25: the rotation period is 24 h, not 30 days, per "
-            "[[daily/2026-06-21/soc2-review.md]].") in lines
+    assert ("+> Corrected on 2026-06-25: the rotation period is 24 h; the earlier text said "
+            "\"The rotation period is 30 days.\", per [[daily/2026-06-21/soc2-review.md]].") \
+        in lines
     assert vault_only(vault) == before
 
 
@@ -141,7 +142,8 @@ def test_two_units_in_one_run_share_one_script(tmp_path: Path) -> None:
     assert [(d["action"], d["target"]) for d in data["data"]] == [
         ("CORROBORATE", "digest/wiki/idempotency-keys.md"),
         ("REFINE", "digest/wiki/progress-feedback.md")]
-    assert data["counts"] == {"units": 2, "failed": 0, "actions": {"CORROBORATE": 1, "REFINE": 1}}
+    assert data["counts"] == {"units": 2, "failed": 0, "actions": {"CORROBORATE": 1, "REFINE": 1},
+                              "tokens_in": 0, "tokens_out": 0}
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -188,7 +190,7 @@ def test_failed_unit_exits_1_and_changes_nothing(tmp_path: Path) -> None:
     result = invoke(vault, str(units), "--model", f"scripted:{script}")
     assert result.exit_code == 1
     assert result.stdout.startswith("FAILED      Queue long exports: answer not accepted after 3 "
-                                    "repair turn(s): line 10: bare-source-link")
+                                    "repair turn(s): body line 5: bare-source-link")
     assert result.stdout.count("\n") == 1
     assert vault_only(vault) == before
 

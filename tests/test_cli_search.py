@@ -48,7 +48,10 @@ def test_plain_output_when_not_a_tty(vault: Path) -> None:
 def test_json_output(vault: Path) -> None:
     result = invoke(vault, "node-search", "脱敏", "--json")
     assert result.exit_code == 0, result.output
-    hits = json.loads(result.stdout)
+    doc = json.loads(result.stdout)
+    assert (doc["ok"], doc["command"], doc["counts"], doc["errors"]) == (
+        True, "node-search", {"hits": len(doc["data"])}, [])
+    hits = doc["data"]
     assert hits[0] == {"path": "digest/wiki/数据脱敏规则.md", "score": hits[0]["score"],
                        "name": "数据脱敏规则", "description": "导出前做脱敏。", "bucket": "wiki",
                        "memory_tags": ["Acme"]}
@@ -57,7 +60,7 @@ def test_json_output(vault: Path) -> None:
 
 def test_no_hits(vault: Path) -> None:
     result = invoke(vault, "node-search", "zebra", "--json")
-    assert result.exit_code == 0 and json.loads(result.stdout) == []
+    assert result.exit_code == 0 and json.loads(result.stdout)["data"] == []
     result = invoke(vault, "node-search", "zebra")
     assert result.exit_code == 0 and result.stdout == ""
     assert "no digest node matches 'zebra'" in result.stderr
@@ -96,14 +99,14 @@ def test_usage_errors_exit_2(vault: Path, args: list[str], message: str) -> None
 def test_hostile_queries_exit_0(vault: Path, query: str) -> None:
     result = invoke(vault, "node-search", query, "--json")
     assert result.exit_code == 0, result.output
-    assert isinstance(json.loads(result.stdout), list)
+    assert isinstance(json.loads(result.stdout)["data"], list)
 
 
 def test_limit_and_bucket(vault: Path) -> None:
     result = invoke(vault, "node-search", "acme", "--json", "--limit", "1")
-    assert len(json.loads(result.stdout)) == 1
+    assert len(json.loads(result.stdout)["data"]) == 1
     result = invoke(vault, "node-search", "acme", "--json", "--bucket", "procedure")
-    assert [h["bucket"] for h in json.loads(result.stdout)] == ["procedure"]
+    assert [h["bucket"] for h in json.loads(result.stdout)["data"]] == ["procedure"]
 
 
 def test_index_rebuild(vault: Path) -> None:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from remelink import lint
 from remelink.cli import app
 from remelink.config import load_settings
-from remelink.scaffold import init
+from remelink.scaffold import GITIGNORE, init
 
 LAYOUT = ["daily/", "resource/", "digest/procedure/", "digest/personal/", "digest/wiki/",
           ".remelink/", ".remelink/config.yaml", ".remelink/.gitignore"]
@@ -27,7 +27,7 @@ def test_init_creates_the_layout(tmp_path: Path) -> None:
     config = (root / ".remelink/config.yaml").read_text(encoding="utf-8")
     assert config.startswith("# remelink configuration.")
     assert "resolution: path" in config
-    assert (root / ".remelink/.gitignore").read_text() == "index/\nlock\n*.tmp\ncrash-*.log\n"
+    assert (root / ".remelink/.gitignore").read_text() == GITIGNORE
 
 
 def test_init_twice_changes_nothing(tmp_path: Path) -> None:

@@ -87,17 +87,22 @@ MISTAKES = {
     "edit_drops_a_link": (
         {"name": "edit", "arguments": {"path": NODE, "old": OLD_SOURCE,
                                        "new": "the payments note."}},
-        "Error: refused: it would remove wikilink(s) [[daily/2026-06-01/payments-retry.md]]; "
-        "it would remove Sources sentence(s)"),
+        "Error: refused, nothing staged: an update keeps every line, wikilink and Sources "
+        "sentence digest/wiki/idempotency-keys.md had, in order; it only inserts. This call "
+        "would lose:\n- body line 10 would be lost: \"[[daily/2026-06-01/payments-retry.md]].\"\n"
+        "- it would remove wikilink(s) [[daily/2026-06-01/payments-retry.md]]\nPut these back "
+        "word for word"),
     "write_drops_a_sources_sentence": (
         {"name": "write", "arguments": {
             "path": NODE, "name": "Idempotency keys", "description": "Retry-safe requests.",
             "content": "An idempotency key makes a retried request safe.\n\n## Sources\n\n"
                        "Keys were motivated by [[daily/2026-06-01/payments-retry.md]] and "
                        f"confirmed by [[{NEW_PATH}]].\n"}},
-        "Error: refused: it would remove Sources sentence(s) 'The duplicate-charge incident "
-        "that motivated keys on every money-moving POST is recorded in "
-        "[[daily/2026-06-01/payments-retry.md]].'. Updates are additive"),
+        # The rewrite of the issue: the 24-hours paragraph was dropped, and a whole-file write
+        # is refused with every lost line in full.
+        "- body line 4 would be lost: \"The server stores the key with the first response for "
+        "24 hours and replays that response when\"\n- body line 5 would be lost: \"the key "
+        "comes back.\"\n"),
     "read_missing_note": (
         {"name": "read", "arguments": {"path": "digest/wiki/nope"}},
         "Error: digest/wiki/nope.md does not exist (use node_search to find existing nodes)"),
@@ -117,7 +122,9 @@ def test_tool_mistake_is_fed_back_and_the_unit_still_lands(tmp_path: Path,
     result, model, _ = run(vault, steps)
     assert result.ok, result.error
     feedback = tool_results(model)[0]
-    assert feedback.startswith("Error: ") and "\n" not in feedback
+    # One line, or a refusal whose items are whole lines of their own.
+    assert feedback.startswith("Error: ")
+    assert "\n" not in feedback or all(ln.startswith("- ") for ln in feedback.split("\n")[1:-1])
     # The mistake changed nothing: the node is exactly what the good edit alone produces.
     golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
 
@@ -170,9 +177,6 @@ RECEIPT_MISTAKES = {
         [], receipt(target=NEW_PATH),
         "target_path: daily/2026-06-23/checkout-retries.md: writes go only to "
         "digest/<bucket>/<slug>.md"),
-    "update_that_cites_nothing_new": (
-        [], receipt(),
-        "## Sources does not cite [[daily/2026-06-23/checkout-retries.md]]"),
 }
 
 
@@ -197,6 +201,45 @@ def test_receipt_mistake_is_fed_back(tmp_path: Path, case: str) -> None:
     golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
 
 
+def test_an_update_that_cites_nothing_new_blames_the_node_not_the_receipt(
+        tmp_path: Path) -> None:
+    vault = copy_vault(tmp_path)
+    steps: list[dict[str, Any]] = [
+        {"text": receipt()},
+        {"expect": ["The receipt is fine, but the node digest/wiki/idempotency-keys.md cannot "
+                    "be accepted yet", "## Sources does not cite "
+                    "[[daily/2026-06-23/checkout-retries.md]]", "Fix digest/wiki/"],
+         "tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "text": receipt()},
+    ]
+    result, _, _ = run(vault, steps)
+    assert result.ok and result.repairs == 1
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+
+
+def test_a_receipt_mistake_after_a_good_edit_says_to_keep_the_node(tmp_path: Path) -> None:
+    """The issue's loop: blamed for a receipt mistake, a model repeated its edit and put the
+    same Sources sentence in twice. Now the feedback says the staged node stays, and a repeated
+    edit is refused, nothing staged."""
+    vault = copy_vault(tmp_path)
+    again = {"name": "edit", "arguments": {
+        "path": NODE, "old": f"[[{NEW_PATH}]] confirms the rule.",
+        "new": f"[[{NEW_PATH}]] confirms the rule. The checkout incident in [[{NEW_PATH}]] "
+               "confirms the rule."}}
+    steps: list[dict[str, Any]] = [
+        {"tool_calls": [GOOD_EDIT]},
+        {"expect": "Staged edit", "text": receipt("UPDATE")},
+        {"expect": ["Your receipt was not accepted", "got 'UPDATE'",
+                    "The node you staged is kept as it is: do not edit it again"],
+         "tool_calls": [again]},
+        {"expect": ["Error: refused, nothing staged: ## Sources of digest/wiki/idempotency-keys.md "
+                    "would hold the same sentence twice"], "text": receipt()},
+    ]
+    result, _, _ = run(vault, steps)
+    assert result.ok and result.repairs == 1
+    golden_check((vault / NODE).read_bytes(), "corroborate_min.md")
+
+
 # -- failures leave the vault exactly as it was ----------------------------------------
 
 BARE = "## Sources\n\n- [[daily/2026-06-20/pdf-export-timeout.md]]\n"
@@ -214,14 +257,20 @@ def test_bare_source_link_is_repaired_after_feedback(tmp_path: Path) -> None:
     target = "digest/procedure/queue-long-exports.md"
     steps = [
         {"tool_calls": [WRITE_BARE]},
-        {"expect": "Staged CREATE", "text": receipt("CREATE", target)},
-        {"expect": ["line 9: bare-source-link: bare link line in Sources: say in a sentence "
-                    "what this source supports"],
+        # The write's answer names the problem at once; this model sends its receipt anyway.
+        {"expect": ["Staged CREATE", "Not acceptable yet", "body line 5: bare-source-link",
+                    '"- [[daily/2026-06-20/pdf-export-timeout.md]]"'],
+         "text": receipt("CREATE", target)},
+        {"expect": ["The receipt is fine, but the node digest/procedure/queue-long-exports.md "
+                    "cannot be accepted yet", "body line 5: bare-source-link: bare link line in "
+                    "Sources: say in a sentence what this source supports: "
+                    '"- [[daily/2026-06-20/pdf-export-timeout.md]]"'],
          "tool_calls": [{"name": "edit", "arguments": {
              "path": target, "old": "- [[daily/2026-06-20/pdf-export-timeout.md]]",
              "new": "The timeout and the decision to queue exports are recorded in "
                     "[[daily/2026-06-20/pdf-export-timeout.md]]."}}]},
-        {"expect": "Staged edit", "text": receipt("CREATE", target)},
+        {"expect": ["Staged edit", "Checked: it passes every check"],
+         "text": receipt("CREATE", target)},
     ]
     result, _, _ = run(vault, steps, EXPORT_UNIT)
     assert result.ok and result.repairs == 1
@@ -241,8 +290,11 @@ def test_bare_source_link_never_repaired_fails_and_changes_nothing(tmp_path: Pat
     result, _, index = run(vault, steps, EXPORT_UNIT)
     assert result.status == "failed"
     assert result.error == (
-        "answer not accepted after 3 repair turn(s): line 9: bare-source-link: bare link "
-        "line in Sources: say in a sentence what this source supports")
+        "answer not accepted after 3 repair turn(s): body line 5: bare-source-link: bare link "
+        "line in Sources: say in a sentence what this source supports: "
+        '"- [[daily/2026-06-20/pdf-export-timeout.md]]"')
+    # The turns it cost are counted, though the unit failed.
+    assert (result.steps, result.repairs) == (5, 3)
     assert result.target == target
     assert tree_bytes(vault) == before
     assert index.updates == []

@@ -93,8 +93,10 @@ def test_correct_keeps_the_old_claim_visible(tmp_path: Path) -> None:
     result, _, _ = run_case(vault, "correct")
     assert result.ok, result.error
     text = (vault / "digest/procedure/rotate-api-keys.md").read_text(encoding="utf-8")
-    assert ("> Corrected on 2026-06-25: the rotation period is 24 h, not 30 days, per "
-            "[[daily/2026-06-21/soc2-review.md]].\n") in text
+    # The wrong line is replaced; the correction quotes it verbatim, next to the new source.
+    assert ("> Corrected on 2026-06-25: the rotation period is 24 h; the earlier text said "
+            "\"The rotation period is 30 days.\", per [[daily/2026-06-21/soc2-review.md]].\n"
+            ) in text
     # The original Sources sentence is still there, word for word.
     assert ("The rotation steps and the 30-day period were agreed in "
             "[[daily/2026-05-15/key-rotation.md]].") in text
@@ -109,7 +111,7 @@ def test_chinese_unit_gets_chinese_prompts_and_repair(tmp_path: Path) -> None:
     system = model.calls[0][0][0]["content"]
     assert system.startswith("你负责把【一个】记忆单元整合进")
     repair = tool_results(model)[2]
-    assert repair.startswith("回执未被接受")
+    assert repair.startswith("回执没有问题，但节点 digest/procedure/日志数据脱敏.md 还不能接受")
     assert "bare-source-link" in repair
 
 

@@ -265,7 +265,7 @@ def test_warnings_only_exit_zero(make_vault: VaultFactory,
     ("lint: {broken-link: fatal}\n", "lint.broken-link must be error | warning | off"),
     ("lint: {no-such-code: error}\n", "unknown key(s) lint.no-such-code"),
     ("links: {resolution: fuzzy}\n", "links.resolution must be path | obsidian"),
-    ("links: [oops\n", "cannot parse config"),
+    ("links: [oops\n", "line 2, column 1: cannot parse the YAML: expected ',' or ']'"),
     ("surprise: 1\n", "unknown key(s) surprise"),
 ])
 def test_invalid_config_exits_2_with_one_line(make_vault: VaultFactory, config: str, message: str,
@@ -281,7 +281,7 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert lint.main(["--format", "xml"]) == 2
     assert lint.main(["--vault", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
-    assert "invalid choice: 'xml'" in err and "is not a folder" in err
+    assert "invalid choice: 'xml'" in err and "nowhere does not exist" in err
 
 
 def test_codes_lists_every_code(capsys: pytest.CaptureFixture[str]) -> None:
@@ -361,10 +361,18 @@ def test_command_line_paths_are_relative_to_the_cwd(linked: Path, tmp_path: Path
                                 "daily/c.md:1:21: error missing-anchor [[daily/b.md#Gone]]: "
                                 "heading 'Gone' not found in daily/b.md"]
     assert "2 file(s)" in err
-    # A path outside the vault is skipped with a note on stderr.
+    # A path outside the vault is a usage error, never a silent pass of a file not checked.
     (tmp_path / "elsewhere.md").write_text("[[x]]\n")
-    assert lint.main(["--vault", str(linked), "elsewhere.md"]) == 0
-    assert "elsewhere.md is outside the vault" in capsys.readouterr().err
+    assert lint.main(["--vault", str(linked), "elsewhere.md", f"{rel}/daily/a.md"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (f"remelink-lint-links: elsewhere.md: outside the vault {linked} (relative "
+                   "paths are taken from the working directory, as pre-commit passes them; "
+                   "limit the hook to the vault's folder with `files:`)\n")
+    # Named from another folder: the hint names the file meant, relative paths never resolve
+    # against the vault.
+    assert lint.main(["--vault", str(linked), "daily/a.md"]) == 2
+    assert f"pass {linked}/daily/a.md" in capsys.readouterr().err
 
 
 def test_cwd_reached_through_a_symlink(linked: Path, tmp_path: Path,

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from conftest import tree_bytes
 from integrate_support import TermIndex, context, copy_vault, golden_check
+from llm_support import FakeOpenAI, completion, error_body, serving
 
 from remelink.config import load_settings
 from remelink.errors import ModelError
@@ -47,66 +48,6 @@ UNIT = Unit(name="Idempotency keys on every charge", bucket="wiki",
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
-class FakeOpenAI(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.replies: list[tuple[int, dict[str, Any], dict[str, str]]] = []
-        self.requests: list[dict[str, Any]] = []
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: FakeOpenAI
-
-    def do_POST(self) -> None:  # http.server's naming
-        length = int(self.headers.get("content-length", "0"))
-        body = json.loads(self.rfile.read(length) or b"{}")
-        self.server.requests.append({"path": self.path,
-                                     "headers": {k.lower(): v for k, v in self.headers.items()},
-                                     "body": body})
-        if self.server.replies:
-            status, payload, headers = self.server.replies.pop(0)
-        else:
-            status, payload, headers = 500, error_body("script exhausted"), {}
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def completion(*, tool_calls: list[tuple[str, str, dict[str, Any]]] | None = None,
-               content: str | None = None, prompt: int = 100,
-               completion_tokens: int = 10) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if tool_calls:
-        message["tool_calls"] = [
-            {"id": cid, "type": "function",
-             "function": {"name": name, "arguments": json.dumps(args)}}
-            for cid, name, args in tool_calls]
-    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 1767225600,
-            "model": "test-model",
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if tool_calls else "stop"}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt + completion_tokens}}
-
-
-def error_body(message: str, kind: str = "server_error") -> dict[str, Any]:
-    return {"error": {"message": message, "type": kind, "code": None, "param": None}}
-
-
 GOOD_TURNS = [
     completion(tool_calls=[("call_search", "node_search",
                             {"query": "idempotency key duplicate charge", "limit": 20})]),
@@ -122,15 +63,8 @@ GOOD_TURNS = [
 
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
-    srv = FakeOpenAI()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving() as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture
@@ -205,7 +139,13 @@ def test_integrate_unit_through_litellm_and_a_loopback_server(
     assert all("name" not in m for m in tools)
     assert tools[0]["content"].startswith("3 node(s), best first:\n1. [")
     assert tools[1]["content"].startswith("## Sources\n")
-    assert tools[2]["content"] == f"Staged edit of {NODE} (1 replacement)."
+    assert tools[2]["content"] == (f"Staged edit of {NODE} (1 replacement). Checked: it passes "
+                                   "every check. Unless you want to change more, answer now with "
+                                   "only the receipt JSON.")
+    # The first message carries the recall for the unit: the candidates, short bodies included.
+    user = body["messages"][1]["content"]
+    assert f"Candidates (node_search for this unit, best first):\n1. {NODE}\n" in user
+    assert "The server stores the key with the first response for 24 hours" in user
     assistant = last[2]
     assert assistant["tool_calls"][0]["id"] == "call_search"
     assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["limit"] == 20
@@ -256,11 +196,102 @@ def test_unauthorised_fails_at_once_with_a_hint(
     with pytest.raises(ModelError) as info:
         model.complete([{"role": "user", "content": "hi"}], [])
     message = str(info.value)
-    assert message.startswith("openai/test-model: AuthenticationError: ")
-    assert message.endswith("(set the provider's API key in its own environment variable "
-                            "(e.g. OPENAI_API_KEY))")
+    assert message.startswith("openai/test-model: authentication failed: ")
+    # A key is set (the dummy), so the provider refused it.
+    assert message.endswith("(the provider refused the key that is set: check it, or its "
+                            "variable (e.g. OPENAI_API_KEY for openai/ models))")
     assert "Incorrect API key provided" in message and "\n" not in message
     assert len(server.requests) == 1 and sleeps == []
+
+
+def test_a_missing_key_fails_at_once_naming_the_variable(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm reports a missing OpenAI key as an InternalServerError; it used to be retried
+    five times (11 s) and then named as a server error."""
+    monkeypatch.delenv("OPENAI_API_KEY")
+    vault = copy_vault(tmp_path)
+    sleeps: list[float] = []
+    with pytest.raises(ModelError) as info:
+        make(vault, server, retries=4, sleeps=sleeps).complete(
+            [{"role": "user", "content": "hi"}], [])
+    message = str(info.value)
+    assert message.startswith("openai/test-model: authentication failed: ")
+    assert message.endswith("(set OPENAI_API_KEY in the environment (API keys are never read "
+                            "from the config))")
+    assert sleeps == [] and server.requests == []  # nothing sent, nothing retried
+
+
+def test_model_options_go_on_the_wire(tmp_path: Path, server: FakeOpenAI,
+                                      network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    (vault / ".remelink").mkdir(exist_ok=True)
+    (vault / ".remelink" / "config.yaml").write_text(
+        "model_options: {temperature: 0.2, max_tokens: 800, seed: 7}\n", encoding="utf-8")
+    settings = replace(load_settings(vault, env={}), api_base=server.base, timeout=10.0)
+    server.replies = [(200, completion(content="ok"), {})]
+    LiteLLMModel("openai/test-model", settings).complete([{"role": "user", "content": "hi"}], [])
+    body = server.requests[0]["body"]
+    assert (body["temperature"], body["max_tokens"], body["seed"]) == (0.2, 800, 7)
+
+
+def test_num_ctx_is_for_ollama_only(tmp_path: Path) -> None:
+    from remelink.errors import ConfigError
+
+    settings = replace(load_settings(tmp_path, env={}), model_options={"num_ctx": 16384})
+    with pytest.raises(ConfigError, match="applies to ollama/ and ollama_chat/ models only"):
+        LiteLLMModel("openai/test-model", settings)
+
+
+class FakeOllama(ThreadingHTTPServer):
+    """POST /api/chat, Ollama's own API (what litellm's ollama_chat/ provider speaks)."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _OllamaHandler)
+        self.requests: list[dict[str, Any]] = []
+
+
+class _OllamaHandler(BaseHTTPRequestHandler):
+    server: FakeOllama
+
+    def do_POST(self) -> None:  # http.server's naming
+        length = int(self.headers.get("content-length", "0"))
+        self.server.requests.append({"path": self.path,
+                                     "body": json.loads(self.rfile.read(length) or b"{}")})
+        data = json.dumps({"model": "qwen3", "created_at": "2026-06-25T00:00:00Z",
+                           "message": {"role": "assistant", "content": "ok"}, "done": True,
+                           "done_reason": "stop", "prompt_eval_count": 11,
+                           "eval_count": 2}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_ollama_gets_num_ctx_in_its_options(tmp_path: Path, network_log: list[str]) -> None:
+    srv = FakeOllama()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        settings = replace(load_settings(tmp_path, env={}),
+                           api_base=f"http://127.0.0.1:{srv.server_address[1]}", timeout=10.0,
+                           model_options={"num_ctx": 16384, "temperature": 0.1})
+        turn = LiteLLMModel("ollama_chat/qwen3", settings).complete(
+            [{"role": "user", "content": "hi"}], [])
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+    assert turn.text == "ok" and turn.usage.prompt_tokens == 11
+    assert srv.requests[0]["path"] == "/api/chat"
+    options = srv.requests[0]["body"]["options"]
+    assert (options["num_ctx"], options["temperature"]) == (16384, 0.1)
 
 
 def test_a_broken_backend_stops_the_run(tmp_path: Path, server: FakeOpenAI,
@@ -293,5 +324,6 @@ def test_context_window_exceeded_fails_at_once_with_its_own_hint(
     message = str(info.value)
     assert message.startswith("openai/test-model: ContextWindowExceededError: ")
     assert message.endswith("(the conversation no longer fits the model's context window; use a "
-                            "model with a larger one, or lower auto_dream.max_steps)")
+                            "model with a larger one (for Ollama raise model_options.num_ctx), "
+                            "or lower auto_dream.max_steps)")
     assert len(server.requests) == 1 and sleeps == []

@@ -49,7 +49,8 @@ def test_tool_schemas_match_the_golden_file(vault: Path) -> None:
 
 def test_read_only_toolbox_has_no_writers(vault: Path) -> None:
     ws = make_box(vault)[1]
-    assert list(toolbox(ws, read_only=True).tools) == ["node_search", "read", "frontmatter_read"]
+    # Extraction and tagging have no node index: only the readers they use.
+    assert list(toolbox(ws, read_only=True).tools) == ["read", "frontmatter_read"]
 
 
 # -- read ------------------------------------------------------------------------------------
@@ -115,10 +116,10 @@ def test_read_refuses_binary_and_reports_empty(vault: Path) -> None:
 def test_read_sees_the_staged_version_of_the_target(vault: Path) -> None:
     box = make_box(vault)[0]
     node = "digest/procedure/rotate-api-keys.md"
-    assert call(box, "edit", path=node, old="30 days.", new="30 days (see below).").startswith(
+    assert call(box, "edit", path=node, old="30 days.", new="30 days. See below.").startswith(
         "Staged edit")
-    assert "30 days (see below)." in call(box, "read", path=node)
-    assert b"(see below)" not in (vault / node).read_bytes()
+    assert "30 days. See below." in call(box, "read", path=node)
+    assert b"See below" not in (vault / node).read_bytes()
 
 
 # -- frontmatter_read ------------------------------------------------------------------------
@@ -216,10 +217,10 @@ def test_edit_keeps_bom_and_frontmatter_bytes(vault: Path) -> None:
                                                           b"kind: procedure   # keep me")
     node.write_bytes(original)
     box, ws, _ = make_box(vault)
-    assert call(box, "edit", path="digest/procedure/rotate-api-keys.md", old="one hour",
-                new="one hour (two in staging)").startswith("Staged edit")
+    assert call(box, "edit", path="digest/procedure/rotate-api-keys.md", old="one hour.",
+                new="one hour. Two in staging.").startswith("Staged edit")
     assert ws.staged is not None
-    assert ws.staged.render() == original.replace(b"one hour", b"one hour (two in staging)")
+    assert ws.staged.render() == original.replace(b"one hour.", b"one hour. Two in staging.")
 
 
 def test_frontmatter_update_changes_only_that_key(vault: Path) -> None:
@@ -229,7 +230,8 @@ def test_frontmatter_update_changes_only_that_key(vault: Path) -> None:
                metadata={"description": "Rotate the API signing keys safely.",
                          "memory_tags": ["SOC2"]})
     assert out == ("Staged frontmatter update of digest/procedure/rotate-api-keys.md "
-                   "(description, memory_tags).")
+                   "(description, memory_tags). It is written to the vault when your receipt is "
+                   "accepted.")
     assert ws.staged is not None
     before = (vault / node).read_text()
     assert ws.staged.text == before.replace(

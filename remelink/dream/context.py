@@ -50,11 +50,19 @@ class UnitOutcome:
     note: str = ""
     error: str | None = None
     attempts: int = 0
+    # What integrating it cost, failed or not (a failed unit costs the most).
+    tokens_in: int = 0
+    tokens_out: int = 0
+    steps: int = 0
+    repairs: int = 0
+    duration_ms: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "bucket": self.bucket, "paths": self.paths,
                 "status": self.status, "action": self.action, "target": self.target,
-                "note": self.note, "error": self.error, "attempts": self.attempts}
+                "note": self.note, "error": self.error, "attempts": self.attempts,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "steps": self.steps, "repairs": self.repairs, "duration_ms": self.duration_ms}
 
 
 @dataclass
@@ -119,6 +127,8 @@ class RunReport:
             "inputs_invalid": sum(1 for i in self.inputs.values() if i.get("status") == "invalid"),
             "units_revised": self.revised, "facts_unstated": len(self.unstated),
             "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+            "tokens_in_failed": sum(u.tokens_in for u in self.units if u.status == "failed"),
+            "tokens_out_failed": sum(u.tokens_out for u in self.units if u.status == "failed"),
         }
 
 

@@ -15,7 +15,14 @@ import math
 from dataclasses import dataclass, field
 
 from remelink import prompts
-from remelink.agent import MAX_CALLS_PER_TURN, Accept, Feedback, parse_object, run_loop
+from remelink.agent import (
+    MAX_CALLS_PER_TURN,
+    Accept,
+    Feedback,
+    LoopError,
+    parse_object,
+    run_loop,
+)
 from remelink.dream.answer import Page, Verdict, judged, missing, read_page
 from remelink.dream.context import RunContext
 from remelink.evidence import detect_language
@@ -102,9 +109,15 @@ def extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]],
         judge = _PageJudge(paths, units, verdicts, dream.repair_turns, language)
         # The first page may read every note of the batch (a bounded number of reads a turn).
         reads = math.ceil(len(batch) / MAX_CALLS_PER_TURN) if page_no == 0 else 0
-        page, transcript = run_loop(ctx.model, messages, tools, judge,
-                                    max_steps=dream.max_steps + reads,
-                                    max_repairs=dream.repair_turns)
+        try:
+            page, transcript = run_loop(ctx.model, messages, tools, judge,
+                                        max_steps=dream.max_steps + reads,
+                                        max_repairs=dream.repair_turns)
+        except LoopError as exc:  # what the failed conversation cost still counts
+            usage = usage + exc.transcript.usage
+            ctx.report.tokens_in += usage.prompt_tokens
+            ctx.report.tokens_out += usage.completion_tokens
+            raise
         usage = usage + transcript.usage
         fresh = [u for u in page.units if u.id not in units]
         units.update((u.id, u) for u in fresh)

@@ -48,6 +48,7 @@ def _audit_entry(ctx: RunContext, result: UnitResult, attempts: int) -> dict[str
         "error": result.error,
         "candidates": [{"path": p, "score": round(s, 4)} for p, s in result.candidates],
         "classification": dict(result.classification), "related": list(result.related),
+        "classified_by_model": list(result.labelled),
         "model": result.model, "tokens_in": result.usage.prompt_tokens,
         "tokens_out": result.usage.completion_tokens, "steps": result.steps,
         "repairs": result.repairs, "duration_ms": round(result.seconds * 1000),
@@ -148,7 +149,10 @@ def integrate_step(ctx: RunContext) -> None:
             ctx.report.units.append(UnitOutcome(
                 id=unit.id, name=unit.name, bucket=unit.bucket, paths=list(unit.paths),
                 status=result.status, action=result.action, target=result.target,
-                note=result.note, error=result.error, attempts=attempts))
+                note=result.note, error=result.error, attempts=attempts,
+                tokens_in=result.usage.prompt_tokens, tokens_out=result.usage.completion_tokens,
+                steps=result.steps, repairs=result.repairs,
+                duration_ms=round(result.seconds * 1000)))
             ctx.report.tokens_in += result.usage.prompt_tokens
             ctx.report.tokens_out += result.usage.completion_tokens
             ctx.save_state(units=[unit.id], meta=bool(result.ok and result.changed))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from remelink.config import Settings
 from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError
+from remelink.lint.suggest import Suggester
 from remelink.vault import links as wl
 from remelink.vault.notes import Note, decode, unclosed_frontmatter
 from remelink.vault.paths import BUCKETS, nfc
@@ -135,6 +136,8 @@ class _Linter:
         self.levels = dict(settings.lint)
         # Links of digest nodes to other digest nodes, for orphan-node.
         self.digest_edges: dict[str, set[str]] = {}
+        # "did you mean" hints (lint_links sets one that knows the staged renames).
+        self.suggester: Suggester | None = None
 
     def is_node(self, rel: str) -> bool:
         """A digest node: a markdown file under `digest/<bucket>/` (SPEC §1). Other files under
@@ -251,11 +254,9 @@ class _Linter:
         return res
 
     def _suggest(self, target: str) -> str:
-        name = target.rsplit("/", 1)[-1].casefold()
-        matches = self.files.by_name.get(name) or self.files.by_name.get(name + ".md") or []
-        if self.settings.resolution == "path" and len(matches) == 1:
-            return f" (did you mean {matches[0]}?)"
-        return ""
+        if self.suggester is None:
+            self.suggester = Suggester(self.files, self.settings.resolution)
+        return self.suggester.hint(target)
 
     def check_anchor(self, rel: str, link: wl.Link, target: str) -> None:
         anchor = link.anchor or ""

@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import unicodedata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from remelink.config import Settings, load_settings
+from remelink.errors import NoteError
 from remelink.lint.checks import LintReport, Problem, _Linter
 from remelink.lint.parallel import check_files, default_jobs
+from remelink.lint.suggest import Suggester
 from remelink.vault import links as wl
-from remelink.vault.notes import Note
+from remelink.vault.notes import Note, decode
 from remelink.vault.paths import glob_matcher, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, VaultFiles
 
@@ -31,11 +35,14 @@ def _points_at(link: wl.Link, res: Resolution, wanted: set[str], wanted_folded: 
 
 
 def lint_links(vault: Path, settings: Settings | None = None, paths: Sequence[str] | None = None,
-               include_all: bool = False, jobs: int | None = 1) -> LintReport:
+               include_all: bool = False, jobs: int | None = 1,
+               gone: Mapping[str, str | None] | None = None) -> LintReport:
     """Check the whole vault, or only `paths` (workspace-relative) resolving against the whole
     vault. With `include_all`, also report links elsewhere that point at `paths` (which may no
-    longer exist: renames and deletions). `jobs` is the number of processes checking files
-    (None: `default_jobs`); the report is the same for any value."""
+    longer exist: renames and deletions). `gone` maps paths a commit deletes (None) or renames
+    (to the new path, as git reports it): links elsewhere that point at them are checked too,
+    and a broken one's hint names the new path. `jobs` is the number of processes checking
+    files (None: `default_jobs`); the report is the same for any value."""
     import gc
 
     # Linting allocates millions of small objects and no reference cycles to speak of: the
@@ -43,17 +50,60 @@ def lint_links(vault: Path, settings: Settings | None = None, paths: Sequence[st
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint_links(vault, settings, paths, include_all, jobs)
+        return _lint_links(vault, settings, paths, include_all, jobs, gone or {})
     finally:
         if was_enabled:
             gc.enable()
 
 
+def _mentions(linter: _Linter, rel: str, stems: tuple[str, ...]) -> bool:
+    """Whether note `rel` can hold a link to one of the paths whose file names (without
+    extension) are `stems`: every such link spells the name, so a note that does not is never
+    parsed. In path mode the spelling is exact (NFC or NFD bytes); in obsidian mode it is
+    case-insensitive. A note that does is decoded once and kept for the checks."""
+    try:
+        data = linter.read_bytes(rel)
+    except (OSError, NoteError):
+        return False
+    if linter.settings.resolution == "path":
+        found = any(n in data for n in _spellings(stems))
+    elif data.isascii():
+        lowered = data.lower().decode("ascii")
+        found = any(n.casefold() in lowered for n in stems)
+    else:
+        text = unicodedata.normalize("NFC", data.decode("utf-8", "replace")).casefold()
+        found = any(n.casefold() in text for n in stems)
+    if not found:
+        return False
+    try:
+        linter.texts[rel] = decode(rel, data, max_bytes=linter.settings.max_note_bytes)
+    except NoteError:
+        linter.texts[rel] = None
+    return True
+
+
+@functools.cache
+def _spellings(stems: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple({unicodedata.normalize(form, s).encode("utf-8")
+                  for s in stems for form in ("NFC", "NFD")})
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    for ext in MARKDOWN_EXTS:
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
 def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | None,
-                include_all: bool, jobs: int | None) -> LintReport:
+                include_all: bool, jobs: int | None,
+                gone: Mapping[str, str | None]) -> LintReport:
     settings = settings or load_settings(vault)
     files = VaultFiles.scan(vault)
     linter = _Linter(files, settings)
+    if gone:
+        linter.suggester = Suggester(files, settings.resolution, gone)
     linter.defer_anchors = True
     report = LintReport(vault=files.root)
     markdown = files.markdown()
@@ -72,11 +122,15 @@ def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | N
         targets = [p for p in targets if not excluded(p)]
     check_files(linter, targets, default_jobs(len(targets)) if jobs is None else jobs)
     checked = set(targets)
-    if paths is not None and include_all:
-        wanted = set(paths)
+    wanted = set(paths or ()) if paths is not None and include_all else set()
+    wanted |= set(gone)
+    if wanted:
         wanted_folded = [w.casefold() for w in wanted]
+        needles = tuple(sorted({_stem(w) for w in wanted} - {""}))
         for rel in markdown:
             if rel in checked or (excluded is not None and excluded(rel)):
+                continue
+            if not _mentions(linter, rel, needles):
                 continue
             note = linter.note(rel)
             if note is None:

@@ -6,16 +6,21 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from remelink.config import PROBLEM_CODES, load_settings
-from remelink.errors import EXIT_OK, EXIT_USAGE, RemelinkError
+from remelink.errors import EXIT_OK, EXIT_USAGE, RemelinkError, UsageError
 from remelink.lint.checks import LintReport
 from remelink.lint.core import lint_links
 from remelink.vault.paths import MARKER_DIR, find_vault_root, nfc
+from remelink.vault.root import check_folder, require_vault
+
+
+class _ArgumentError(Exception):
+    """A command-line error, raised instead of argparse's exit so --json can still answer."""
 
 
 def render_text(report: LintReport) -> str:
@@ -40,8 +45,11 @@ def summary_line(report: LintReport, seconds: float) -> str:
 
 def to_vault_paths(vault: Path, raw_paths: Sequence[str],
                    cwd: Path | None = None) -> tuple[list[str], list[str]]:
-    """Command-line paths (relative to the working directory, as pre-commit passes them) as
-    workspace-relative paths; the second list holds paths that are outside the vault."""
+    """Command-line paths as workspace-relative paths, and the ones outside the vault.
+
+    A relative path is taken from the working directory, as pre-commit passes them (relative
+    to the repository root, where it runs hooks) and as a shell completes them; never from the
+    vault, which would make `lint-links digest/x.md` mean two files depending on where it runs."""
     cwd = cwd or Path.cwd()
     root = vault.resolve()
     inside: list[str] = []
@@ -59,7 +67,7 @@ def to_vault_paths(vault: Path, raw_paths: Sequence[str],
             continue
         if rel.split("/", 1)[0] == MARKER_DIR:
             continue
-        inside.append(nfc(rel))
+        inside.append(nfc(rel) if rel != "." else "")
     return inside, outside
 
 
@@ -74,30 +82,97 @@ def _vault_for(paths: Sequence[str]) -> Path | None:
     return None
 
 
-def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str, include_all: bool,
-        resolution: str | None, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Shared by the console script and `remelink lint-links`: lint, print, return the exit code."""
+def _outside_error(root: Path, outside: Sequence[str]) -> UsageError:
+    shown = ", ".join(outside[:3]) + (f" and {len(outside) - 3} more" if len(outside) > 3 else "")
+    first = outside[0]
+    in_vault = not os.path.isabs(first) and (root / first).exists()
+    hint = (f"relative paths are taken from the working directory; run from the vault or "
+            f"pass {root / first}") if in_vault else \
+        "relative paths are taken from the working directory, as pre-commit passes them; " \
+        "limit the hook to the vault's folder with `files:`"
+    return UsageError(f"{shown}: outside the vault {root}", hint=hint)
+
+
+def envelope_json(report: LintReport, seconds: float) -> str:
+    """The `--json` envelope: the problems under `data`, the error lines under `errors`."""
+    from remelink.envelope import envelope
+
+    return envelope(
+        "lint-links", ok=report.exit_code == EXIT_OK, seconds=seconds,
+        counts={"files": report.files_checked, "links": report.links_checked,
+                "errors": report.errors, "warnings": report.warnings,
+                "excluded": report.excluded},
+        data=[asdict(p) for p in report.problems],
+        errors=[p.format() for p in report.problems if p.level == "error"])
+
+
+def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str | None = None,
+        include_all: bool = False, resolution: str | None = None, json_out: bool = False,
+        staged: bool = False, out: TextIO | None = None, err: TextIO | None = None,
+        on_json: Callable[[str], None] | None = None,
+        on_warning: Callable[[str], None] | None = None) -> int:
+    """Shared by the console script and `remelink lint-links`: lint, print, return the exit code.
+    Raises RemelinkError (usage, configuration) before anything is printed on stdout."""
     stdout = out if out is not None else sys.stdout
     stderr = err if err is not None else sys.stderr
     started = time.perf_counter()
+
+    def warn(message: str) -> None:
+        if on_warning is not None:
+            on_warning(message)
+        else:
+            print(f"remelink-lint-links: warning: {message}", file=stderr)
+
+    if fmt not in (None, "text", "json"):
+        raise UsageError(f"--format must be text or json, got {fmt!r}")
+    if json_out and fmt is not None:
+        raise UsageError("--json and --format are alternatives",
+                         hint="--json prints the envelope, --format json the bare list")
+    if resolution not in (None, "path", "obsidian"):
+        raise UsageError(f"--resolution must be path or obsidian, got {resolution!r}")
     if vault is not None:
         root = find_vault_root(vault)
     else:
         root = (_vault_for(raw_paths) if raw_paths else None) or find_vault_root()
-    if not root.is_dir():
-        print(f"remelink lint-links: vault {root} is not a folder (pass --vault PATH)", file=stderr)
-        return EXIT_USAGE
+    check_folder(root, vault)
     settings = load_settings(
         root, overrides={"links": {"resolution": resolution}} if resolution else None)
+    for warning in settings.warnings:
+        warn(warning)
+    require_vault(root, settings, vault)
     paths: list[str] | None = None
     if raw_paths:
         paths, outside = to_vault_paths(root, raw_paths)
-        for raw in outside:
-            print(f"remelink lint-links: {raw} is outside the vault {root}; skipped", file=stderr)
-    report = lint_links(root, settings, paths, include_all=include_all, jobs=None)
-    rendered = render_json(report) if fmt == "json" else render_text(report)
-    stdout.write(rendered)
-    print(summary_line(report, time.perf_counter() - started), file=stderr)
+        if outside:
+            raise _outside_error(root, outside)
+        paths = [p for p in paths if p]
+        if not paths:  # the vault itself was named
+            paths = None
+    gone: dict[str, str | None] = {}
+    if paths is not None or staged:
+        from remelink.lint.staged import staged_changes
+
+        changes = staged_changes(root)
+        if staged and not changes.repository:
+            raise UsageError(f"--staged: {root} is not inside a git repository")
+        if changes.problem:
+            if staged:
+                raise UsageError(changes.problem)
+            warn(f"{changes.problem}; links to staged deletions and renames not checked")
+        gone = changes.gone
+        if staged and paths is None:
+            paths = []  # what the commit changes, never the whole vault
+    report = lint_links(root, settings, paths, include_all=include_all, jobs=None, gone=gone)
+    seconds = time.perf_counter() - started
+    if json_out:
+        text = envelope_json(report, seconds)
+        if on_json is not None:
+            on_json(text)
+        else:
+            stdout.write(text + "\n")
+    else:
+        stdout.write(render_json(report) if fmt == "json" else render_text(report))
+    print(summary_line(report, seconds), file=stderr)
     return report.exit_code
 
 
@@ -105,32 +180,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`remelink-lint-links [PATHS...]`: the pre-commit hook (no Typer, no Rich)."""
     import argparse
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:  # keep the message for the --json envelope
+            self.print_usage(sys.stderr)
+            raise _ArgumentError(message)
+
+    parser = Parser(
         prog="remelink-lint-links",
         description="Validate every wikilink and every digest node's '## Sources' section. "
-                    "With PATHS (as pre-commit passes them) only those files are checked, "
-                    "resolving against the whole vault.")
+                    "With PATHS (as pre-commit passes them: relative to the working directory, "
+                    "each inside the vault) only those files are checked, resolving against "
+                    "the whole vault; inside a git repository the links that point at notes "
+                    "staged for deletion or renaming are checked too. Exit 0 no errors, 1 "
+                    "errors found, 2 usage or configuration error.")
     parser.add_argument("paths", nargs="*", metavar="PATHS", help="markdown files to check")
     parser.add_argument("--vault", help="vault root (default: nearest folder holding .remelink/)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", dest="fmt")
+    parser.add_argument("--json", action="store_true", dest="json_out",
+                        help="print one JSON document {ok, command, duration_ms, counts, data, "
+                             "errors}")
+    parser.add_argument("--format", choices=("text", "json"), default=None, dest="fmt",
+                        help="text (default) or json: the bare list of problems")
     parser.add_argument("--all", action="store_true", dest="include_all",
                         help="also report links elsewhere that point at PATHS (renames, deletions)")
+    parser.add_argument("--staged", action="store_true",
+                        help="check only what the commit changes: PATHS and the links to notes "
+                             "staged for deletion or renaming; never the whole vault")
     parser.add_argument("--resolution", choices=("path", "obsidian"),
                         help="override links.resolution from the config")
     parser.add_argument("--codes", action="store_true", help="list problem codes and exit")
+    started = time.perf_counter()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:
+    except SystemExit as exc:  # --help
         return int(exc.code or 0) and EXIT_USAGE
+    except _ArgumentError as exc:
+        words = sys.argv[1:] if argv is None else list(argv)
+        if "--json" in (words[: words.index("--")] if "--" in words else words):
+            from remelink.envelope import failure
+
+            print(failure("lint-links", 0.0, str(exc)))
+        print(f"remelink-lint-links: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.codes:
-        for code, level in PROBLEM_CODES.items():
-            print(f"{code:20} {level}")
+        for code_name, level in PROBLEM_CODES.items():
+            print(f"{code_name:20} {level}")
         return EXIT_OK
     try:
         return run(args.paths, vault=args.vault, fmt=args.fmt, include_all=args.include_all,
-                   resolution=args.resolution)
+                   resolution=args.resolution, json_out=args.json_out, staged=args.staged)
     except RemelinkError as exc:
+        if args.json_out:
+            from remelink.envelope import failure
+
+            print(failure("lint-links", time.perf_counter() - started, str(exc)))
         print(f"remelink-lint-links: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        if args.json_out:
+            from remelink.envelope import failure
+
+            print(failure("lint-links", time.perf_counter() - started, "interrupted"))
         return 130

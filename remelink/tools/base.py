@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -21,8 +21,48 @@ A = TypeVar("A", bound=BaseModel)
 MAX_ARGUMENT_CHARS = 200_000
 
 
+MAX_ITEMS = 12            # items of one refusal shown, each whole
+REFUSAL_CHARS = 8_000     # and at most this many characters of them (one item always shows)
+
+
 class ToolError(RemelinkError):
-    """A tool refused or failed; the message is shown to the model after `Error: `."""
+    """A tool refused or failed; the message is shown to the model after `Error: `.
+
+    A refusal about several things (lost lines, lint problems) carries them as `items`: each
+    is shown whole, one per line, up to MAX_ITEMS / REFUSAL_CHARS, never cut mid-sentence; the
+    rest are counted, with a pointer to `read` for the node (`path`) when there are more."""
+
+    def __init__(self, message: str, *, items: Sequence[str] = (), tail: str = "",
+                 path: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message, path=None, hint=hint)
+        self.items = tuple(items)
+        self.tail = tail
+        self.read_path = path
+
+    def render(self) -> str:
+        return refusal(str(self), self.items, self.tail, read_path=self.read_path)
+
+
+def refusal(message: str, items: Sequence[str], tail: str = "", *,
+            read_path: str | None = None) -> str:
+    """A message and its items, complete: every shown item whole, the rest counted."""
+    lines = [one_line(message, 2000)]
+    used = shown = 0
+    for item in items:
+        text = " ".join(item.split())
+        if shown and (shown >= MAX_ITEMS or used + len(text) > REFUSAL_CHARS):
+            break
+        lines.append(f"- {text}")
+        used += len(text)
+        shown += 1
+    rest = len(items) - shown
+    if rest:
+        where = f"call read on {read_path}" if read_path else "call read on the node"
+        lines.append(f"- and {rest} more of the same kind not shown: fix these first, or "
+                     f"{where} to see its current text")
+    if tail:
+        lines.append(one_line(tail, 2000))
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -59,9 +99,15 @@ class ToolOutcome:
 
 
 def one_line(text: str, limit: int = 600) -> str:
-    """A tool result error is one line (the model reads it; logs keep it greppable)."""
+    """A tool result error is one line (the model reads it; logs keep it greppable). Text
+    longer than `limit` is cut at a word boundary and says so; refusals about several things
+    carry them as ToolError items instead, which are never cut."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 12]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + " [...cut]"
 
 
 def _first_validation_errors(exc: ValidationError, limit: int = 4) -> str:
@@ -112,8 +158,10 @@ class ToolBox:
                                f"{_first_validation_errors(exc)}")
         try:
             result = tool.handler(args)
+        except ToolError as exc:
+            return ToolOutcome(call.name, data, f"Error: {exc.render()}")
         except RemelinkError as exc:
-            return ToolOutcome(call.name, data, f"Error: {one_line(str(exc))}")
+            return ToolOutcome(call.name, data, f"Error: {one_line(str(exc), 2000)}")
         except (OSError, ValueError, UnicodeError) as exc:
             # The filesystem or a parser refused something the checks above let through (a
             # name too long for the filesystem, an undecodable path): still the model's input,

@@ -2,17 +2,20 @@
 
 Reads may open any note of the vault except dot-folders (`.remelink/`, `.git/`). Writes reach
 only the unit's single target under `digest/<bucket>/`, are staged in memory, and are refused
-when they would drop a wikilink or a Sources sentence the node had (SPEC §7.2).
+when they would drop a line of prose, a wikilink or a Sources sentence the node had, or repeat
+a Sources sentence (SPEC §7.2). A staged node is checked at once (`check`): the tool's answer
+lists what would keep the receipt from being accepted, so the model fixes it in the same turn.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from remelink.guards import conservation_problems
+from remelink.guards import conservation_problems, duplicate_sources, quote_line, quoted_lines
 from remelink.tools.base import Tool, ToolBox, ToolError
 from remelink.vault import frontmatter
 from remelink.vault.notes import Note, count_lines, parse_text, replace_body, to_newline
@@ -81,7 +84,7 @@ def _check_values(value: Any, where: str) -> None:
 
 class WriteArgs(_Args):
     path: str = Field(min_length=1, max_length=1000,
-                      description="digest/<bucket>/<slug>.md (new) or an existing node.")
+                      description="digest/<unit bucket>/<slug>.md, a new node.")
     name: str = Field(min_length=1, max_length=MAX_NAME, description="Node title.")
     description: str = Field(min_length=1, max_length=MAX_DESCRIPTION,
                              description="One sentence saying what the node holds.")
@@ -157,11 +160,16 @@ def _check_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+# (staged node, node before the unit or None) -> problems that would refuse the receipt
+Check = Callable[[Note, "Note | None"], list[str]]
+
+
 class VaultTools:
     """Handlers for one unit. `ws` holds the overlay; nothing here touches the disk for writing."""
 
-    def __init__(self, ws: UnitWorkspace) -> None:
+    def __init__(self, ws: UnitWorkspace, check: Check | None = None) -> None:
         self.ws = ws
+        self.check = check
 
     # -- reading ---------------------------------------------------------------------------
     def node_search(self, args: NodeSearchArgs) -> str:
@@ -238,11 +246,44 @@ class VaultTools:
     def _conserve(self, original: Note | None, new: Note) -> None:
         if original is None:
             return
-        problems = conservation_problems(original, new)
+        paths = self.ws.unit.paths if self.ws.unit is not None else ()
+        problems = conservation_problems(original, new, paths)
         if problems:
-            raise ToolError(f"refused: {'; '.join(problems)}. Updates are additive: keep every "
-                            "existing link and Sources sentence (rephrase around them, or use "
-                            "edit to insert text)")
+            raise ToolError(
+                "refused, nothing staged: an update keeps every line, wikilink and Sources "
+                f"sentence {new.path} had, in order; it only inserts. This call would lose:",
+                items=problems, path=new.path,
+                tail="Put these back word for word (or send an edit that inserts text next to "
+                     "them instead of rewriting). Only a CORRECT may replace the line holding a "
+                     "wrong claim, and only by quoting it verbatim in its correction, next to the "
+                     "link to the new source.")
+        repeated = duplicate_sources(original, new)
+        if repeated:
+            raise ToolError(
+                f"refused, nothing staged: ## Sources of {new.path} would hold the same "
+                "sentence twice (an earlier call may have added it already; read the node):",
+                items=[quote_line(s) for s in repeated], path=new.path)
+
+    def _checked(self, message: str, new: Note, original: Note | None) -> str:
+        """The tool's answer for a staged node: staged, and what still keeps it from being
+        accepted (or that nothing does), so problems never wait for the receipt."""
+        if self.check is None:
+            return f"{message} It is written to the vault when your receipt is accepted."
+        problems = self.check(new, original)
+        notes = []
+        if original is not None and self.ws.unit is not None:
+            for ln in quoted_lines(original, new, self.ws.unit.paths):
+                notes.append(f"body line {ln.line} is replaced by a correction that quotes it: "
+                             "the receipt must say CORRECT")
+        if not problems:
+            tail = (" " + "; ".join(notes) + ".") if notes else ""
+            return (f"{message} Checked: it passes every check.{tail} Unless you want to change "
+                    "more, answer now with only the receipt JSON.")
+        items = "\n".join(f"- {' '.join(p.split())}" for p in problems)
+        tail = ("\n" + "\n".join(f"- note: {n}" for n in notes)) if notes else ""
+        return (f"{message} Not acceptable yet (line numbers count body lines, without the "
+                f"frontmatter):\n{items}{tail}\nFix these with edit on {new.path}, then answer "
+                "with the receipt.")
 
     def write(self, args: WriteArgs) -> str:
         ws = self.ws
@@ -268,8 +309,8 @@ class VaultTools:
         self._conserve(original, new)
         _check_growth(original, new)
         ws.stage(new, original)
-        return (f"Staged {verb} {rel} ({len(new.render())} bytes, {count_lines(new.text)} lines). "
-                "It is written to the vault when your receipt is accepted.")
+        return self._checked(f"Staged {verb} {rel} ({len(new.render())} bytes, "
+                             f"{count_lines(new.text)} lines).", new, original)
 
     def edit(self, args: EditArgs) -> str:
         ws = self.ws
@@ -295,7 +336,7 @@ class VaultTools:
         self._conserve(original, updated)
         _check_growth(original, updated)
         ws.stage(updated, original)
-        return f"Staged edit of {rel} (1 replacement)."
+        return self._checked(f"Staged edit of {rel} (1 replacement).", updated, original)
 
     def frontmatter_update(self, args: FrontmatterUpdateArgs) -> str:
         ws = self.ws
@@ -307,34 +348,37 @@ class VaultTools:
         updated = frontmatter.update(current, meta)
         _check_growth(original, updated)
         ws.stage(updated, original)
-        return f"Staged frontmatter update of {rel} ({', '.join(meta)})."
+        return self._checked(f"Staged frontmatter update of {rel} ({', '.join(meta)}).",
+                             updated, original)
 
 
 DESCRIPTIONS = {
     "node_search": "Find existing digest nodes (all buckets) by plain words. Returns score, path, "
-                   "name and description of each hit, never bodies. Use broad recall "
-                   "(limit 20-30).",
-    "read": "Read a note (frontmatter included), optionally a line range. Output is bounded; a "
+                   "name and description of each hit, never bodies. Broad recall: limit 20-30.",
+    "read": "Read a note (frontmatter included), optionally a line range. Bounded output; a "
             "note says how to continue.",
     "frontmatter_read": "Read the frontmatter values of a note, as YAML.",
-    "write": "Create a new node digest/<unit bucket>/<slug>.md, or overwrite an existing node "
-             "(every existing wikilink and Sources sentence must be kept).",
-    "edit": "Replace text in a node's body; `old` must occur exactly once. Existing links and "
-            "Sources sentences must be kept.",
+    "write": "Create a NEW node digest/<unit bucket>/<slug>.md. To update an existing node use "
+             "edit: a write over it must keep every line, link and Sources sentence it had.",
+    "edit": "Update a node's body: replace `old` (exact text occurring once) with `new`. "
+            "Updates insert: keep every existing line, link and Sources sentence in `new`.",
     "frontmatter_update": "Merge keys into a node's frontmatter (name/description may change but "
                           "not become empty).",
 }
 
 
-def toolbox(ws: UnitWorkspace, *, read_only: bool = False) -> ToolBox:
-    """The six tools for one unit (or only the readers, for extraction and tagging)."""
-    h = VaultTools(ws)
+def toolbox(ws: UnitWorkspace, *, read_only: bool = False, check: Check | None = None
+            ) -> ToolBox:
+    """The six tools for one unit, or, for extraction and tagging, only the readers of a note
+    they use (they have no node index: a node_search there could only answer "no match")."""
+    h = VaultTools(ws, check)
     tools: list[Tool[Any]] = [
-        Tool("node_search", DESCRIPTIONS["node_search"], NodeSearchArgs, h.node_search),
         Tool("read", DESCRIPTIONS["read"], ReadArgs, h.read),
         Tool("frontmatter_read", DESCRIPTIONS["frontmatter_read"], PathArgs, h.frontmatter_read),
     ]
     if not read_only:
+        tools = [Tool("node_search", DESCRIPTIONS["node_search"], NodeSearchArgs,
+                      h.node_search), *tools]
         tools += [
             Tool("write", DESCRIPTIONS["write"], WriteArgs, h.write),
             Tool("edit", DESCRIPTIONS["edit"], EditArgs, h.edit),
