@@ -56,7 +56,7 @@ def local_at_scale(work: Path, units: int, nodes: int, embedder: str) -> dict[st
     n_nodes = sum(1 for _ in (vault / "digest").rglob("*.md"))
     (vault / ".remelink").mkdir(exist_ok=True)
     (vault / ".remelink" / "config.yaml").write_text(
-        f"model: local\nauto_dream:\n  max_units: 50\n  batch_chars: 1000\n"
+        f"model: local\nauto_dream:\n  max_units: 50\n  batch_tokens: 1\n"
         f"local:\n  embedder: {embedder}\n", encoding="utf-8")
     # Four units a note, less the few the extractor merges or leaves out (about 2 %): a
     # little over `units` are extracted, and the report gives the count.

@@ -75,7 +75,7 @@ CONFIG = """\
 model: local
 auto_dream:
   max_units: 50
-  batch_chars: 1000
+  batch_tokens: 1        # one note per batch
 local:
   embedder: none
 """

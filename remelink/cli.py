@@ -399,7 +399,8 @@ def dream_run_cmd(
         "--scan-days",
         help="Days in the window ending at --date (default 1 when --date is given).")] = None,
     max_units: Annotated[int | None, typer.Option(
-        "--max-units", help="Units extracted per batch of changed notes.")] = None,
+        "--max-units",
+        help="Units per extraction answer; a model with more is asked to continue.")] = None,
     hint: Annotated[str | None, typer.Option(help="A hint passed to extraction.")] = None,
     model: Annotated[str | None, typer.Option(
         help="local (default), scripted:FILE, or any litellm model id.")] = None,

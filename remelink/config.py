@@ -53,7 +53,11 @@ class DreamSettings:
     topic_count: int = 3
     topic_diversity_days: int = 7
     max_tags: int = 3
-    batch_chars: int = 60_000
+    # Extraction batches: estimated tokens of note text per LLM call (dream/batching.py).
+    batch_tokens: int = 15_000
+    # Deprecated (characters mean 4x more tokens in Chinese than in English): read as
+    # batch_tokens = batch_chars / 4 when batch_tokens is not given; the run warns.
+    batch_chars: int | None = None
 
 
 @dataclass(frozen=True)
@@ -251,8 +255,10 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                 changes["steps"] = tuple(value)
             else:
                 minimum = 1 if key in ("max_steps", "max_attempts", "concurrency",
-                                       "node_search_limit", "batch_chars") else 0
+                                       "node_search_limit", "batch_chars", "batch_tokens") else 0
                 changes[key] = _as_int(f"auto_dream.{key}", value, source, minimum=minimum)
+        if "batch_chars" in changes and "batch_tokens" not in changes:
+            changes["batch_tokens"] = max(1, -(-changes["batch_chars"] // 4))
         if "node_search_limit" in changes and changes["node_search_limit"] > 100:
             raise _type_error("auto_dream.node_search_limit", "at most 100",
                               changes["node_search_limit"], source)

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from remelink.config import Settings
+from remelink.facts import stated
 from remelink.lint import Problem, check_note, sources_section
 from remelink.units import Unit
+from remelink.vault import frontmatter
 from remelink.vault import links as wl
 from remelink.vault.notes import Note
 from remelink.vault.resolve import Resolver, VaultFiles
@@ -290,6 +292,34 @@ def validate(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
                             f"{want}: write the name, description and body in {want}")
     # Kept problems go to the run's warnings, for a person: file line numbers, as lint-links.
     return Validation(problems, [f"line {p.line}: {p.code}: {p.message}" for p in kept])
+
+
+def revision_problems(unit: Unit, action: str, target: str, note: Note | None) -> list[str]:
+    """A unit that revises what its edited note said before updates the node its earlier unit
+    went into, as a CORRECT when a fact changed, and leaves no stale value in the node's name or
+    description (SPEC §9.3): node-search shows the current value."""
+    r = unit.revises
+    if r is None:
+        return []
+    if target != r.target:
+        return [f"this unit revises {r.target} (its note was edited): update that node, not "
+                f"{target}"]
+    if r.changed and action != "CORRECT":
+        return [f"a fact changed (the note said \"{r.old_statement}\", it now says "
+                f"\"{r.new_statement}\"): the action is CORRECT, not {action}"]
+    if not r.changed or note is None:
+        return []
+    try:
+        meta = frontmatter.load(note)
+    except Exception:  # the lint checks report an unreadable frontmatter
+        return []
+    problems = []
+    for key in ("name", "description"):
+        old = stated(str(meta.get(key) or ""), r.stale)
+        if old:
+            problems.append(f"the node's {key} still states {', '.join(old)}; set it to the "
+                            "current value with frontmatter_update")
+    return problems
 
 
 def body_language(note: Note) -> str | None:

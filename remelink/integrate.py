@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,11 +24,11 @@ from remelink import prompts
 from remelink.agent import Accept, Feedback, LoopError, Transcript, parse_receipt, run_loop
 from remelink.config import Settings
 from remelink.errors import FileSystemError, ModelError, RemelinkError
-from remelink.guards import Validation, validate
+from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
 from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tools.vault_tools import toolbox
-from remelink.units import Unit
+from remelink.units import Unit, match_source
 from remelink.vault.boundary import read_file
 from remelink.vault.fsio import atomic_write
 from remelink.vault.notes import Note
@@ -178,6 +178,13 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
     def search(query: str, limit: int, bucket: str | None) -> list[Any]:
         return ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
 
+    notices: list[str] = []
+    if unit.revises is not None and not (ctx.vault / unit.revises.target).is_file():
+        # The node the earlier statement went into is gone (deleted or renamed by hand): the
+        # unit is new knowledge again, integrated as usual.
+        notices.append(f"{unit.revises.target}, which held what the edited note said before, "
+                       "no longer exists; integrated as a new unit")
+        unit = replace(unit, revises=None)
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
     transcript = Transcript(messages=[])
@@ -223,7 +230,8 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             # Judged against the node as it was (nothing staged: the node is its own original).
             original = ws.original if ws.staged is not None else final
             verdict = check(final, original, receipt.action)
-            problems = verdict.problems
+            problems = revision_problems(unit, receipt.action, receipt.target_path, final) + \
+                verdict.problems
             inherited[:] = verdict.inherited
             if problems:
                 return Feedback(prompts.node_feedback(problems, receipt.target_path,
@@ -241,7 +249,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         after = final.render() if final is not None else before
         changed = ws.staged is not None and after != before
         diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
-        warnings: tuple[str, ...] = tuple(
+        warnings: tuple[str, ...] = tuple(notices) + tuple(
             f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
         if changed and not dry_run:
             warnings += _commit(ctx, ws, unit, receipt.target_path, after)
@@ -278,6 +286,29 @@ def _check_unit_paths(ctx: IntegrationContext, unit: Unit) -> None:
                                 f"{folders.resource}/ note; a unit cites raw notes only")
         if not resolve_inside(ctx.vault, rel).is_file():
             raise RemelinkError(f"unit path {rel} does not exist; was the note moved or deleted?")
+
+
+class _RawNotes:
+    """The raw notes of the vault, listed the first time a units file names a path that is not
+    one as written: `2026-06-20/x` then means `daily/2026-06-20/x.md` when exactly one note
+    matches (SPEC §8, the same reading as for an extraction answer)."""
+
+    def __init__(self, vault: Path, settings: Settings) -> None:
+        self.vault, self.settings = vault, settings
+        self._paths: list[str] | None = None
+
+    def canonical(self, unit: Unit) -> Unit:
+        paths = []
+        for rel in unit.paths:
+            if not (self.vault / rel).is_file():
+                if self._paths is None:
+                    from remelink.dream.inputs import scan
+
+                    self._paths = scan(self.vault, self.settings, None).inputs
+                found, _ = match_source(rel, self._paths)
+                rel = found or rel  # not found: the unit fails naming the path
+            paths.append(rel)
+        return unit if tuple(paths) == unit.paths else replace(unit, paths=tuple(paths))
 
 
 def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
@@ -372,7 +403,9 @@ def _integrate_all(vault: Path, settings: Settings, units: Sequence[Unit], model
                                  files=VaultFiles.scan(vault),
                                  today=today or time.strftime("%Y-%m-%d"))
         results: list[UnitResult] = []
+        sources = _RawNotes(vault, settings)
         for unit in units:
+            unit = sources.canonical(unit)
             broken = next((r for r in results if r.infrastructure), None)
             if broken is not None:
                 results.append(UnitResult(

@@ -46,6 +46,7 @@ def dream_json(report: RunReport, seconds: float, *, leftover: int = 0) -> str:
         "checkpointed": report.checkpointed, "tags": report.tags,
         "topics": {"path": report.topics_path, "titles": report.topics},
         "recovered": report.recovered, "warnings": report.warnings,
+        "unstated": report.unstated,
     }
     if report.dry_run:
         data["diffs"] = report.diffs
@@ -64,9 +65,18 @@ def dream_text(report: RunReport, seconds: float) -> str:
     lines.append(f"{head}{window}: {_plural(c['files_scanned'], 'note')} scanned, "
                  f"{c['files_changed']} changed, {c['files_unchanged']} unchanged, "
                  f"{c['inputs_invalid']} invalid")
+    if c["inputs_judged"] or c["inputs_unjudged"]:
+        nothing = c["inputs_nothing"]
+        unjudged = f"; {c['inputs_unjudged']} without a verdict (pending, retried next run)" \
+            if c["inputs_unjudged"] else ""
+        lines.append(f"verdicts: {_plural(c['inputs_judged'], 'note')} judged "
+                     f"({c['inputs_judged'] - nothing} with units, {nothing} nothing worth "
+                     f"keeping){unjudged}")
     actions = ", ".join(f"{k} {v}" for k, v in sorted(c["actions"].items()))
     skipped = f", {c['units_skipped']} skipped" if c["units_skipped"] else ""
-    lines.append(f"units: {c['units_extracted']} extracted, {c['units_integrated']} integrated"
+    revised = f" ({c['units_revised']} revising edited notes)" if c["units_revised"] else ""
+    lines.append(f"units: {c['units_extracted']} extracted{revised}, "
+                 f"{c['units_integrated']} integrated"
                  f"{f' ({actions})' if actions else ''}, {c['units_failed']} failed{skipped}")
     lines.append(f"nodes: {c['nodes_created']} created, {c['nodes_updated']} updated; "
                  f"{_plural(c['inputs_checkpointed'], 'input')} checkpointed"
@@ -83,6 +93,16 @@ def dream_text(report: RunReport, seconds: float) -> str:
         lines.append(f"tags: {_plural(tagged, 'node')} tagged")
     if report.topics_path:
         lines.append(f"topics: {', '.join(report.topics) or '(none)'} -> {report.topics_path}")
+    nothing = [(p, i.get("reason")) for p, i in sorted(report.inputs.items())
+               if i.get("verdict") == "nothing"]
+    if nothing:
+        lines.append("nothing worth keeping:")
+        lines += [f"  {p}: {reason}" for p, reason in nothing[:10]]
+        if len(nothing) > 10:
+            lines.append(f"  ... and {len(nothing) - 10} more (see `remelink status --json`)")
+    if report.unstated:
+        lines.append("no longer stated by their edited notes (the digest keeps them):")
+        lines += [f"  {u['path']}: {u['name']!r} in {u['target']}" for u in report.unstated]
     if report.recovered:
         lines.append("recovered from an interrupted run:")
         lines += [f"  {r}" for r in report.recovered]
@@ -110,11 +130,11 @@ def dream_text(report: RunReport, seconds: float) -> str:
 def status_json(report: StatusReport, seconds: float = 0.0) -> str:
     return envelope(
         "status", ok=report.ok, seconds=seconds,
-        counts={"inputs": report.inputs, "units": report.units,
+        counts={"inputs": report.inputs, "units": report.units, "verdicts": report.verdicts,
                 "pending_tags": report.pending_tags},
         data={"checkpoint": report.exists, "failed": report.failed, "invalid": report.invalid,
               "unextracted": report.unextracted, "pending": report.pending,
-              "runs": report.runs},
+              "notes": report.notes, "runs": report.runs},
         errors=[f"unit {f['name']!r}: {f['error']}" for f in report.failed]
         + [f"{i['path']}: {i['error']}" for i in report.invalid]
         + [f"{i['path']}: {i['error']}" for i in report.unextracted])
@@ -127,7 +147,24 @@ def status_text(report: StatusReport) -> str:
     def fmt(counts: dict[str, int]) -> str:
         return ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
 
-    lines = [f"inputs: {fmt(report.inputs)}", f"units: {fmt(report.units)}"]
+    v = report.verdicts
+    lines = [f"inputs: {fmt(report.inputs)}", f"units: {fmt(report.units)}",
+             f"verdicts: {v.get('units', 0)} with units, {v.get('nothing', 0)} nothing worth "
+             f"keeping, {v.get('none', 0)} without a verdict"]
+    nothing = [(p, n.get("reason")) for p, n in report.notes.items()
+               if n.get("verdict") == "nothing"]
+    if nothing:
+        lines.append(f"nothing worth keeping ({len(nothing)}):")
+        lines += [f"  {p}: {reason}" for p, reason in nothing[:20]]
+        if len(nothing) > 20:
+            lines.append(f"  ... and {len(nothing) - 20} more (see --json)")
+    waiting = [p for p, n in report.notes.items()
+               if n.get("verdict") is None and n.get("status") == "pending"]
+    if waiting:
+        lines.append(f"notes waiting for a verdict ({len(waiting)}): the next run extracts them")
+        lines += [f"  {p}" for p in waiting[:20]]
+        if len(waiting) > 20:
+            lines.append(f"  ... and {len(waiting) - 20} more (see --json)")
     if report.pending_tags:
         lines.append(f"nodes waiting for tags: {report.pending_tags}")
     if report.pending:

@@ -69,13 +69,14 @@ lint:
 auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
   # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
-  max_units: 20          # units extracted per batch of changed notes
+  max_units: 20          # units per extraction answer (a model with more is asked to continue)
+  batch_tokens: 15000    # estimated tokens of changed notes per extraction call
   max_steps: 30          # model turns per unit
   max_attempts: 3        # a failed unit is retried on later runs up to this many times
   concurrency: 1         # units integrated in parallel (LLM engines)
   node_search_limit: 25  # candidates a node_search returns (at most 100)
   # repair_turns: 3          # corrections the model may get for a refused answer, per unit
-  # batch_chars: 60000       # characters of changed notes sent to extraction at once
+  # batch_chars: 60000       # deprecated: read as batch_tokens = batch_chars / 4
   # max_tags: 3              # memory_tags auto_tag_step gives a node
   # topic_count: 3           # topics dream_topics_step picks for the day
   # topic_diversity_days: 7  # days back whose topics it does not repeat

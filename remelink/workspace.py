@@ -81,6 +81,10 @@ class UnitWorkspace:
         if not rel.endswith(".md"):
             raise SandboxError(f"{rel}: digest nodes are .md files")
         resolve_inside(self.vault, rel, follow_symlinks=False)
+        revises = self.unit.revises if self.unit is not None else None
+        if revises is not None and rel != revises.target:  # SPEC §9.3: an edit never duplicates
+            raise SandboxError(f"this unit revises {revises.target} (its note was edited): "
+                               "update that node; another node would say the same thing twice")
         if self.target is not None and rel != self.target:
             raise SandboxError(
                 f"this unit already changes {self.target}; one unit changes exactly one node. "

@@ -151,7 +151,7 @@ def test_two_units_in_one_run_share_one_script(tmp_path: Path) -> None:
     ("- name: No paths\n  bucket: wiki\n  summary: s\n", "unit #1: unit 'No paths' has no paths"),
     ("42\n", "units must be a list of {name, bucket, summary, paths}"),
     ("- name: Outside\n  bucket: wiki\n  summary: s\n  paths: [../etc/passwd]\n",
-     "unit 'Outside' has no usable paths"),
+     "unit #1: unit 'Outside': path '../etc/passwd': path climbs out"),
 ])
 def test_bad_units_file_exits_2_with_one_line(tmp_path: Path, content: str, message: str) -> None:
     vault = copy_vault(tmp_path)

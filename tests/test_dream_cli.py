@@ -59,9 +59,12 @@ def test_text_summary_counts(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == "dream run: 6 notes scanned, 6 changed, 0 unchanged, 0 invalid"
-    assert lines[1].startswith("units: 8 extracted, 8 integrated (CORRECT ")
-    assert lines[1].endswith(", 0 failed")
-    assert lines[2].startswith("nodes: 4 created, 1 updated; 6 inputs checkpointed (")
+    assert lines[1] == "verdicts: 6 notes judged (5 with units, 1 nothing worth keeping)"
+    assert lines[2].startswith("units: 8 extracted, 8 integrated (CORRECT ")
+    assert lines[2].endswith(", 0 failed")
+    assert lines[3].startswith("nodes: 4 created, 1 updated; 6 inputs checkpointed (")
+    nothing = lines.index("nothing worth keeping:")
+    assert lines[nothing + 1].startswith("  resource/2026-06-20/export-queue-design.md: no ")
     assert result.stderr == ""  # --quiet: no progress
 
 

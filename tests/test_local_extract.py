@@ -20,7 +20,7 @@ def units(*rels: str) -> list[dict[str, object]]:
     for rel in rels:
         note = parse_text(rel, (VAULT / rel).read_text(encoding="utf-8"))
         notes.append((note, dict(frontmatter.load(note))))
-    return extract.extract(notes, max_units=0)
+    return extract.extract(notes)[0]
 
 
 def by_bucket(found: list[dict[str, object]], bucket: str) -> list[dict[str, object]]:
@@ -93,16 +93,21 @@ def test_a_correction_is_not_merged_into_what_it_corrects(tmp_path: Path) -> Non
                                    "30 days.\n")
     new = parse_text("daily/b.md", "## Decision\n- We agreed to rotate the signing keys every "
                                    "24 hours, not every 30 days.\n")
-    found = extract.extract([(old, {}), (new, {})], max_units=0)
-    assert len(found) == 2
+    found, skipped = extract.extract([(old, {}), (new, {})])
+    assert len(found) == 2 and skipped == {}
 
 
-def test_max_units_keeps_the_weightiest() -> None:
-    found = units("daily/2026-07-01/deploy-retro.md")
-    top = extract.extract([(parse_text("daily/2026-07-01/deploy-retro.md", (
-        VAULT / "daily/2026-07-01/deploy-retro.md").read_text(encoding="utf-8")), {})],
-        max_units=1)
-    assert len(found) > 1 and len(top) == 1 and top[0]["bucket"] == "procedure"
+def test_nothing_is_capped_and_every_note_without_a_unit_has_its_own_reason() -> None:
+    many = [parse_text(f"daily/2026-07-01/n{i}.md", f"We decided to set the timeout of "
+                       f"service-{i} to {i}0 seconds because batch job {i} kept failing.\n")
+            for i in range(60)]
+    chatter = parse_text("daily/2026-07-01/hello.md", "# Standup\n\nThanks everyone, see you "
+                         "tomorrow.\n\nAttendees: Ana, Bo\n")
+    found, skipped = extract.extract([(n, {}) for n in many] + [(chatter, {})])
+    assert len(found) == 60
+    assert {p for u in found for p in u["paths"]} == {n.path for n in many}  # type: ignore
+    assert set(skipped) == {chatter.path}
+    assert "Standup" in skipped[chatter.path] and "attendance" in skipped[chatter.path]
 
 
 @pytest.mark.parametrize(("statement", "title"), [

@@ -130,7 +130,7 @@ def test_the_init_template_with_everything_uncommented_is_accepted() -> None:
              for line in CONFIG_TEMPLATE.splitlines()]
     data = yaml.safe_load("\n".join(lines))
     settings = apply(Settings(), data, "template")
-    assert settings.auto_dream.batch_chars == Settings().auto_dream.batch_chars
+    assert settings.auto_dream.batch_tokens == Settings().auto_dream.batch_tokens
 
 
 def test_debug_is_listed_in_every_help() -> None:

@@ -64,7 +64,7 @@ def test_render_json_is_json_with_one_record_per_line() -> None:
 
 
 @pytest.mark.parametrize("content,needle", [
-    (b'{"version": 2}', "version 2, newer than this remelink understands (1)"),
+    (b'{"version": 3}', "version 3, newer than this remelink understands (2)"),
     (b"\xff\xfe garbage", "cannot read the checkpoint"),
     (b'{"version": 1, "inputs": {"a": {"hash": "h", "status": "exploded"}}}', "malformed"),
     (b'{"version": true}', "has no version"),
@@ -170,15 +170,50 @@ def test_input_status() -> None:
     state = State(Path("/nonexistent"))
     a, b = unit("A"), unit("B")
     state.add_units([a, b], "r")
-    state.inputs["n"] = InputRecord("h", units=[a.id, b.id])
+    state.inputs["n"] = InputRecord("h", units=[a.id, b.id], verdict="units")
     assert state.input_status("n", 3) == "pending"
     state.units[a.id].status = state.units[b.id].status = "done"
     assert state.input_status("n", 3) == "processed"
     state.units[b.id].status, state.units[b.id].attempts = "failed", 2
     assert state.input_status("n", 3) == "pending"
     assert state.input_status("n", 2) == "failed"
+    # No unit and no verdict: never judged, so never done (the defect of version 1).
     state.inputs["empty"] = InputRecord("h", units=[])
+    assert state.input_status("empty", 3) == "pending"
+    state.inputs["empty"] = InputRecord("h", units=[], verdict="nothing", reason="greetings only")
     assert state.input_status("empty", 3) == "processed"
+
+
+def test_a_version_1_state_is_migrated_and_its_unjudged_notes_extracted_again(
+        tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / ".remelink").mkdir(parents=True)
+    kept = unit("K", ("daily/a.md",))
+    v1 = {"version": 1, "inputs": {
+        "daily/a.md": {"hash": "ha", "status": "processed", "units": [kept.id]},
+        "daily/b.md": {"hash": "hb", "status": "processed", "units": []},
+        "daily/c.md": {"hash": "hc", "status": "invalid", "units": [], "error": "binary"},
+        "daily/d.md": {"hash": "", "status": "failed", "units": [], "extract_hash": "hd",
+                       "extract_attempts": 2}},
+        "units": {kept.id: {**kept.as_dict(), "status": "done", "target": "digest/wiki/k.md"}}}
+    (vault / STATE_FILE).write_text(json.dumps(v1), encoding="utf-8")
+
+    state = State.load(vault)
+
+    a, b, c, d = (state.inputs[f"daily/{n}.md"] for n in "abcd")
+    # Version 1 may have cut units from any note: every note is extracted again (its hash is
+    # cleared); what it gave is kept, for the pairing that keeps re-extraction from duplicating.
+    assert (a.verdict, a.hash, a.units, state.input_status("daily/a.md", 3)) == \
+        ("units", "", [kept.id], "processed")
+    # Checkpointed with no unit and no verdict: never judged, so pending.
+    assert (b.verdict, b.hash, b.status) == (None, "", "pending")
+    assert (c.status, c.hash) == ("invalid", "hc")
+    assert (d.status, d.extract_attempts, d.verdict) == ("failed", 2, None)
+    state.save()
+    again = json.loads((vault / STATE_FILE).read_text(encoding="utf-8"))
+    assert again["version"] == VERSION == 2
+    assert again["inputs"]["daily/a.md"]["verdict"] == "units"
+    assert "verdict" not in again["inputs"]["daily/b.md"]
 
 
 # -- the journal ---------------------------------------------------------------------------------

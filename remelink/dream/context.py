@@ -89,6 +89,9 @@ class RunReport:
     errors: list[str] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
+    revised: int = 0  # units that update the node of what their edited note said before
+    # Units an edited note gave before and no longer states: {path, unit, name, target}.
+    unstated: list[dict[str, Any]] = field(default_factory=list)
 
     def action_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -116,7 +119,13 @@ class RunReport:
             "units_recovered": len(self.recovered), "actions": self.action_counts(),
             "nodes_created": len(self.created), "nodes_updated": len(self.updated),
             "inputs_checkpointed": len(self.checkpointed),
+            "inputs_judged": sum(1 for i in self.inputs.values() if i.get("verdict")),
+            "inputs_nothing": sum(1 for i in self.inputs.values()
+                                  if i.get("verdict") == "nothing"),
+            "inputs_unjudged": sum(1 for i in self.inputs.values()
+                                   if i.get("status") == "failed" and not i.get("verdict")),
             "inputs_invalid": sum(1 for i in self.inputs.values() if i.get("status") == "invalid"),
+            "units_revised": self.revised, "facts_unstated": len(self.unstated),
             "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
             "tokens_in_failed": sum(u.tokens_in for u in self.units if u.status == "failed"),
             "tokens_out_failed": sum(u.tokens_out for u in self.units if u.status == "failed"),

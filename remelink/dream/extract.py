@@ -4,29 +4,32 @@ processed become memory units, recorded as pending in the checkpoint.
 Notes are read here and nowhere else in the pipeline's first step: an unreadable note (invalid
 frontmatter, binary, not UTF-8, empty, over `limits.max_note_bytes`) is reported, recorded as
 invalid with its hash (so it is reported again until it changes) and never rewritten. Changed
-notes go to the model in batches (`auto_dream.batch_chars`); the answer `{units: [...]}` is
-parsed at the boundary, and paths outside the batch are dropped.
+notes go to the model in batches of `auto_dream.batch_tokens` estimated tokens (batching.py),
+one conversation each (pages.py).
+
+Every note needs a verdict (SPEC §8): a unit citing it, or "nothing worth keeping" with a
+reason. A note of a batch left without one is tried again alone; alone and still without one,
+it costs an attempt and stays pending (reported by `status`, retried by the next runs up to
+`max_attempts`), never checkpointed as done. An edited note's units are paired with the units
+it gave before (revisions.py): a restated unit updates its old node, a fact no longer stated
+is reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from remelink import prompts
-from remelink.agent import Accept, Feedback, LoopError, parse_object, run_loop
+from remelink.agent import LoopError
+from remelink.dream import revisions
+from remelink.dream.batching import batches, estimate_tokens
 from remelink.dream.context import RunContext
 from remelink.dream.inputs import read_input, scan
+from remelink.dream.pages import PER_NOTE_CHARS, BatchResult, extract_batch
 from remelink.dream.state import InputRecord, sha256
 from remelink.errors import ModelError, NoteError, RemelinkError
-from remelink.evidence import detect_language
-from remelink.tools.vault_tools import toolbox
-from remelink.units import Unit, parse_unit
 from remelink.vault import frontmatter
 from remelink.vault.boundary import vault_real
 from remelink.vault.notes import Note, decode, is_blank
-from remelink.workspace import UnitWorkspace
-
-PER_NOTE_CHARS = 20_000
 
 
 def problem(exc: BaseException, rel: str) -> str:
@@ -112,9 +115,9 @@ def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
         yield rel, note, digest
 
 
-def _extraction_failed(ctx: RunContext, item: Changed, exc: Exception) -> None:
+def _extraction_failed(ctx: RunContext, item: Changed, exc: Exception | str) -> None:
     rel, _, digest = item
-    error = f"extraction: {exc}"
+    error = exc if isinstance(exc, str) else f"extraction: {exc}"
     with ctx.state_lock:
         record = ctx.state.inputs.get(rel) or InputRecord(hash="")
         record.extraction_failed(digest, error, ctx.report.run_id, fresh=ctx.retry_failed)
@@ -126,88 +129,91 @@ def _extraction_failed(ctx: RunContext, item: Changed, exc: Exception) -> None:
         ctx.save_state(inputs=[rel])
 
 
-def _material(note: Note) -> str:
-    text = note.text
-    if len(text) > PER_NOTE_CHARS:
-        text = text[:PER_NOTE_CHARS] + \
-            f"\n[... truncated at {PER_NOTE_CHARS} characters; call read for the rest]"
-    return f"### {note.path}\n{text}"
+def _batches(ctx: RunContext, items: list[Changed]) -> list[list[Changed]]:
+    costs = [estimate_tokens(note.text[:PER_NOTE_CHARS]) for _, note, _ in items]
+    return list(batches(items, costs, ctx.settings.auto_dream.batch_tokens))
 
 
-def _batches(items: list[Changed], budget: int) -> Iterator[list[Changed]]:
-    batch: list[Changed] = []
-    size = 0
-    for item in items:
-        length = min(len(item[1].text), PER_NOTE_CHARS)
-        if batch and size + length > budget:
-            yield batch
-            batch, size = [], 0
-        batch.append(item)
-        size += length
-    if batch:
-        yield batch
+def _edited(ctx: RunContext, paths: list[str]) -> dict[str, list[str]]:
+    """What each edited note of the batch gave last time (landed units), for the prompt."""
+    out: dict[str, list[str]] = {}
+    for rel in paths:
+        record = ctx.state.inputs.get(rel)
+        for uid in record.units if record is not None else ():
+            rec = ctx.state.units.get(uid)
+            if rec is not None and rec.status == "done":
+                out.setdefault(rel, []).append(rec.unit.name)
+    return out
 
 
-def _extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]]) -> list[Unit]:
-    paths = [rel for rel, _, _ in batch]
-    material = "\n\n".join(_material(note) for _, note, _ in batch)
-    language = ctx.settings.language if ctx.settings.language != "auto" else \
-        detect_language(material[:20_000])
-    messages = prompts.extract_messages(
-        date=ctx.window.date if ctx.window else ctx.today,
-        window=list(ctx.window.days) if ctx.window else [], hint=ctx.hint,
-        max_units=ctx.max_units, changed_paths=paths, material=material, language=language)
-    ws = UnitWorkspace(ctx.vault, ctx.settings, None, lambda q, n, b: [])
-    folders = ctx.settings.folders
-    allowed = set(paths)
-    warnings: list[str] = []
+def _no_verdict(rel: str, unresolved: list[str]) -> str:
+    about = [p for p in unresolved if rel in p]
+    why = f" ({'; '.join(about[:3])})" if about else ""
+    return f"extraction gave no verdict for this note{why}; it stays pending"
 
-    def judge(text: str) -> Accept[list[Unit]] | Feedback:
-        data = parse_object(text, ("units",)) or parse_object(text, ("memory_units",))
-        if data is None:
-            return Feedback('Answer with one JSON object {"units": [...]} and nothing else.')
-        raw = data.get("units", data.get("memory_units"))
-        if not isinstance(raw, list):
-            return Feedback('"units" must be a list of {name, bucket, summary, paths}.')
-        units: list[Unit] = []
-        warnings.clear()
-        for item in raw:
-            unit, found = parse_unit(item, source_prefixes=(folders.daily + "/",
-                                                            folders.resource + "/"),
-                                     allowed_paths=allowed)
-            warnings.extend(found)
-            if unit is not None and unit.id not in {u.id for u in units}:
-                units.append(unit)
-        if ctx.max_units and len(units) > ctx.max_units:
-            warnings.append(f"extraction returned {len(units)} units; kept the first "
-                            f"{ctx.max_units}")
-            units = units[:ctx.max_units]
-        return Accept(units)
 
-    units, transcript = run_loop(ctx.model, messages, toolbox(ws, read_only=True), judge,
-                                 max_steps=ctx.settings.auto_dream.max_steps, max_repairs=1)
-    ctx.report.warnings.extend(warnings)
-    ctx.report.tokens_in += transcript.usage.prompt_tokens
-    ctx.report.tokens_out += transcript.usage.completion_tokens
-    return units
+def _record(ctx: RunContext, batch: list[Changed], result: BatchResult) -> None:
+    """Checkpoint the judged notes of a batch, their units pending, edits paired."""
+    report = ctx.report
+    judged = [item for item in batch if item[0] in result.judged]
+    with ctx.state_lock:
+        state = ctx.state
+        units, unstated = revisions.pair(state, [rel for rel, _, _ in judged], result.units)
+        ids = state.add_units(units, report.run_id)
+        by_path: dict[str, list[str]] = {}
+        for unit, uid in zip(units, ids, strict=True):
+            for p in unit.paths:
+                by_path.setdefault(p, []).append(uid)
+        touched = list(ids)
+        for gone in unstated:
+            # Audited before the state is saved: a kill in between reports it again, never
+            # loses it.
+            line = {"run": report.run_id, "status": "unstated", "path": gone.path,
+                    "unit": gone.unit, "name": gone.name, "target": gone.target,
+                    "note": "the edited note no longer states this; the node keeps it",
+                    "dry_run": ctx.dry_run}
+            ctx.audit.record(line)
+            report.unstated.append({k: line[k] for k in ("path", "unit", "name", "target")})
+        for rel, _, digest in judged:
+            verdict = result.judged[rel]
+            unit_ids = by_path.get(rel, [])
+            touched += state.drop_stale_units(rel, unit_ids)
+            state.inputs[rel] = InputRecord(hash=digest, status="pending", units=unit_ids,
+                                            run=report.run_id, verdict=verdict.verdict,
+                                            reason=verdict.reason or None)
+            entry: dict[str, object] = {"status": "extracted", "verdict": verdict.verdict,
+                                        "units": unit_ids}
+            if verdict.reason:
+                entry["reason"] = verdict.reason
+            report.inputs[rel] = entry
+            ctx.reporter.advance("extract", rel)
+        report.units_extracted += len(units)
+        report.revised += sum(1 for u in units if u.revises is not None)
+        ctx.save_state(units=touched, inputs=[rel for rel, _, _ in judged])
 
 
 def extract_step(ctx: RunContext) -> None:
     """`dream_extract_step`: changed inputs -> units, recorded as pending in the checkpoint.
 
-    A batch that fails is tried again note by note, so that one note the model cannot extract
-    does not hold back the notes batched with it. A note that still fails is recorded with its
-    attempts and retried on the next runs up to `max_attempts` (an edit, or --retry-failed,
-    starts again). An outage (the model cannot be reached) stops the step and counts against
-    no note."""
+    A batch that fails, or leaves notes without a verdict, is tried again note by note, so
+    that one note the model cannot judge does not hold back the notes batched with it. A note
+    that still fails is recorded with its attempts and retried on the next runs up to
+    `max_attempts` (an edit, or --retry-failed, starts again). An outage (the model cannot be
+    reached) stops the step and counts against no note."""
+    dream = ctx.settings.auto_dream
+    if dream.batch_chars is not None:
+        ctx.report.warnings.append(
+            f"auto_dream.batch_chars is deprecated (characters are 4x more tokens in Chinese "
+            f"than in English): read as batch_tokens: {dream.batch_tokens}; set "
+            "auto_dream.batch_tokens instead")
     changed = list(_changed_inputs(ctx))
     ctx.reporter.start("extract", len(changed))
-    queue = list(_batches(changed, ctx.settings.auto_dream.batch_chars))
+    queue = _batches(ctx, changed)
     while queue:
         batch = queue.pop(0)
         ctx.rebind_model()
         try:
-            units = _extract_batch(ctx, batch)
+            result = extract_batch(ctx, batch, _edited(ctx, [rel for rel, _, _ in batch]))
         except ModelError as exc:
             # Not checkpointed and not counted: the notes count as changed again next run.
             for rel, _, _ in batch:
@@ -226,20 +232,12 @@ def extract_step(ctx: RunContext) -> None:
                 continue
             _extraction_failed(ctx, batch[0], exc)
             continue
-        with ctx.state_lock:
-            state = ctx.state
-            ids = state.add_units(units, ctx.report.run_id)
-            by_path: dict[str, list[str]] = {}
-            for unit, uid in zip(units, ids, strict=True):
-                for p in unit.paths:
-                    by_path.setdefault(p, []).append(uid)
-            touched = list(ids)
-            for rel, _, digest in batch:
-                unit_ids = by_path.get(rel, [])
-                touched += state.drop_stale_units(rel, unit_ids)
-                state.inputs[rel] = InputRecord(hash=digest, status="pending", units=unit_ids,
-                                                run=ctx.report.run_id)
-                ctx.report.inputs[rel] = {"status": "extracted", "units": unit_ids}
-                ctx.reporter.advance("extract", rel)
-            ctx.report.units_extracted += len(units)
-            ctx.save_state(units=touched, inputs=[rel for rel, _, _ in batch])
+        ctx.report.warnings += [f"extraction: {n}" for n in result.notices]
+        ctx.report.warnings += [f"extraction: {p} (still wrong after the repair turns; left "
+                                "out)" for p in result.unresolved]
+        _record(ctx, batch, result)
+        unjudged = [item for item in batch if item[0] not in result.judged]
+        if len(batch) > 1:
+            queue[:0] = [[item] for item in unjudged]  # alone, each gets the model's attention
+        elif unjudged:
+            _extraction_failed(ctx, unjudged[0], _no_verdict(unjudged[0][0], result.unresolved))

@@ -277,6 +277,9 @@ class StatusReport:
     pending_tags: int
     exists: bool = True
     unextracted: list[dict[str, Any]] = field(default_factory=list)  # extraction keeps failing
+    # Per note: its status and verdict (units, nothing with its reason, or none yet).
+    notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    verdicts: dict[str, int] = field(default_factory=dict)  # units | nothing | none
 
     @property
     def ok(self) -> bool:
@@ -316,7 +319,22 @@ def status(vault: Path, settings: Settings) -> StatusReport:
     unextracted = [{"path": p, "attempts": r.extract_attempts, "max_attempts": max_attempts,
                     "error": r.error, "gave_up": r.extract_attempts >= max_attempts}
                    for p, r in sorted(state.inputs.items()) if r.extract_hash is not None]
+    notes: dict[str, dict[str, Any]] = {}
+    verdicts = {"units": 0, "nothing": 0, "none": 0}
+    for path, r in sorted(state.inputs.items()):
+        if r.status == "invalid":
+            notes[path] = {"status": "invalid", "verdict": None, "error": r.error}
+            continue
+        note: dict[str, Any] = {"status": state.input_status(path, max_attempts),
+                                "verdict": r.verdict, "units": list(r.units)}
+        if r.reason:
+            note["reason"] = r.reason
+        if r.extract_hash is not None:
+            # Its current content has no verdict yet, whatever the last one was.
+            note.update(verdict=None, attempts=r.extract_attempts, error=r.error)
+        verdicts[note["verdict"] or "none"] += 1
+        notes[path] = note
     return StatusReport(inputs=inputs, units=units, failed=failed, invalid=invalid,
                         pending=pending, runs=_settled(vault, state.runs[-5:]),
                         pending_tags=len(state.pending_tags), exists=state.path.exists(),
-                        unextracted=unextracted)
+                        unextracted=unextracted, notes=notes, verdicts=verdicts)

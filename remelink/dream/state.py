@@ -20,6 +20,14 @@ grows with every unit. `load()` replays the journal over state.json (a torn last
 kill, is ignored); `save()` writes the whole state atomically and then drops the journal, which
 is what the end of every run does. Replaying is idempotent, so a crash between the two is safe.
 
+Version 2 adds the verdict of extraction per input (SPEC §8): `units` (some unit cites it) or
+`nothing` with a reason; an input without one is never processed. A version-1 state is migrated
+on load. Version 1 cut an extraction at `max_units` units and checkpointed every note of the
+batch anyway, so any note may have lost units: every input's hash is cleared and the next run
+extracts it once more. The units a note gave stay recorded (verdict `units`), so the new
+extraction is paired with them as for an edit (revisions.py): the same units change nothing,
+restated ones update their own node, and only what was cut is integrated as new.
+
 A state file from a newer version, or one that cannot be read, stops the run with a clear message
 and is never overwritten. The state is recoverable data: deleting it makes the next run process
 every note again (integration is additive, so nothing is lost, but work is repeated).
@@ -38,12 +46,12 @@ from typing import Any
 
 from remelink.dream.untrusted import Kinds, audit_entries, clean_state
 from remelink.errors import NoteError, StateError
-from remelink.units import Unit
+from remelink.units import Revision, Unit
 from remelink.vault.boundary import read_file, vault_real
 from remelink.vault.fsio import append, atomic_write, fsync_dir
 from remelink.vault.paths import disk_path
 
-VERSION = 1
+VERSION = 2
 STATE_FILE = ".remelink/state.json"
 JOURNAL_FILE = "state.journal"
 JOURNAL_PATH = ".remelink/state.journal"
@@ -52,6 +60,7 @@ MAX_RUNS_KEPT = 30
 MAX_STATE_BYTES = 256 << 20  # read from .remelink/ at most (a crafted /dev/zero is refused)
 UNIT_STATUSES = ("pending", "committing", "done", "failed")
 INPUT_STATUSES = ("pending", "processed", "failed", "invalid")
+VERDICTS = ("units", "nothing")
 
 
 def sha256(data: bytes) -> str:
@@ -73,10 +82,18 @@ class InputRecord:
     # row, and why. Cleared when an extraction succeeds; an edit starts the count again.
     extract_hash: str | None = None
     extract_attempts: int = 0
+    # The verdict of the extraction of `hash`: "units" (some unit cites the note) or "nothing"
+    # (with `reason`); None: never judged, so never processed (SPEC §8).
+    verdict: str | None = None
+    reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"hash": self.hash, "status": self.status, "units": self.units,
                                 "error": self.error, "run": self.run}
+        if self.verdict is not None:
+            data["verdict"] = self.verdict
+            if self.reason:
+                data["reason"] = self.reason
         if self.extract_hash is not None:
             data.update(extract_hash=self.extract_hash, extract_attempts=self.extract_attempts)
         return data
@@ -173,7 +190,20 @@ class State:
                              path=STATE_FILE, hint=hint) from None
         state.problems = clean_state(state, STATE_FILE)
         state._replay(hint)
+        if data["version"] == 1:
+            state._migrate_v1()
         return state
+
+    def _migrate_v1(self) -> None:
+        """Version 1 had no verdicts (see the module docstring)."""
+        for rec in self.inputs.values():
+            if rec.status == "invalid" or rec.verdict is not None:
+                continue
+            rec.hash = ""  # extracted again by the next run
+            if rec.units:
+                rec.verdict = "units"  # what it gave stays: re-extraction pairs with it
+            elif rec.extract_hash is None:
+                rec.status = "pending"  # judged by nobody
 
     def _replay(self, hint: str) -> None:
         """Apply the journal left by a run that did not finish (see the module docstring)."""
@@ -364,6 +394,8 @@ class State:
             return "invalid"
         if rec.extract_hash is not None:  # its current content has not been extracted
             return "failed"
+        if rec.verdict is None:  # never judged: never done
+            return "pending"
         statuses = [self.units[u] for u in rec.units if u in self.units]
         if any(u.status == "failed" and u.attempts >= max_attempts for u in statuses):
             return "failed"
@@ -377,11 +409,15 @@ def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
     if status not in INPUT_STATUSES:
         raise ValueError(f"input {rel}: unknown status {status!r}")
     extract_hash = rec.get("extract_hash")
+    verdict = rec.get("verdict")
+    if verdict is not None and verdict not in VERDICTS:
+        raise ValueError(f"input {rel}: unknown verdict {verdict!r}")
     return InputRecord(hash=str(rec["hash"]), status=status,
                        units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
                        run=rec.get("run"),
                        extract_hash=str(extract_hash) if extract_hash is not None else None,
-                       extract_attempts=int(rec.get("extract_attempts") or 0))
+                       extract_attempts=int(rec.get("extract_attempts") or 0),
+                       verdict=verdict, reason=rec.get("reason"))
 
 
 def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
@@ -390,7 +426,7 @@ def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
         raise ValueError(f"unit {uid}: unknown status {status!r}")
     unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]), summary=str(rec["summary"]),
                 paths=tuple(rec["paths"]), id=uid, points=tuple(rec.get("points") or ()),
-                kind=str(rec.get("kind") or ""))
+                kind=str(rec.get("kind") or ""), revises=Revision.from_dict(rec.get("revises")))
     return UnitRecord(unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
                       error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
                       commit_hash=rec.get("commit_hash"), run=rec.get("run"))

@@ -8,19 +8,24 @@ conversation on every turn, so one instance serves parallel units safely.
 Integration: recall (node_search) -> read the likely matches and probe the new slug -> decide
 same_abstraction / related / unrelated (decide.py) -> CREATE, CORROBORATE, REFINE or CORRECT
 with bucket-shaped, additive writing (write.py) -> receipt.
-Extraction: read the changed notes -> units from their structure (extract.py) -> `{units: [...]}`.
+Extraction: read the changed notes -> units from their structure (extract.py) -> pages of
+`{units, verdicts, more}`: a verdict for every note, no unit dropped.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
+from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, write
+from remelink.models.local import decide, embed, extract, revise, write
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
     CONTINUE_RE,
@@ -43,6 +48,7 @@ PROBES = 4  # file names probed per turn for a new node
 MAX_RELATED = 3   # related nodes linked on similarity
 MAX_MENTIONS = 8  # related nodes linked because the unit names them
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
+MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
 
 class LocalModel:
@@ -53,6 +59,8 @@ class LocalModel:
         self.settings = settings
         self.idf: Callable[[str], float] = idf or decide.default_idf
         self.embedder = embed.make(settings.embedder)
+        self._memo: dict[str, tuple[list[dict[str, object]], dict[str, str]]] = {}
+        self._memo_lock = threading.Lock()
 
     def bind_index(self, index: Any) -> None:
         """Use the node index's term statistics for IDF weighting (read-only)."""
@@ -67,7 +75,7 @@ class LocalModel:
         task = task_of(messages)
         calls = calls_of(messages)
         if task.get("task") == "extract":
-            return self._extract(task, calls)
+            return self._extract(task, calls, messages)
         if task.get("task") == "tag":
             return self._tag(task, calls)
         if task.get("task") == "topics":
@@ -104,34 +112,71 @@ class LocalModel:
         return answer({"topics": topics})
 
     # -- extraction --------------------------------------------------------------------------
-    def _extract(self, task: dict[str, Any], calls: list[Call]) -> AssistantTurn:
+    def _extract(self, task: dict[str, Any], calls: list[Call],
+                 messages: Sequence[Message]) -> AssistantTurn:
+        """Read every note of the batch (a bounded number of reads a turn, continuing long
+        notes), then answer one page of `{units, verdicts, more}`: a verdict for every note
+        read, units paged by the task's `max_units`. A note that cannot be read gets no verdict:
+        the pipeline keeps it pending."""
         paths = [p for p in task.get("changed_paths", []) if isinstance(p, str)]
         texts: dict[str, list[str]] = {p: [] for p in paths}
-        pending: list[tuple[str, dict[str, Any]]] = []
         done: set[str] = set()
+        unreadable: set[str] = set()
+        want: dict[str, int | None] = {}  # path -> line to read from (None: the start)
         for call in calls:
-            if call.name != "read" or call.result is None:
-                continue
             path = str(call.args.get("path", ""))
-            if path not in texts:
+            if call.name != "read" or call.result is None or path not in texts:
                 continue
             if call.result.startswith("Error:"):
-                done.add(path)
+                if "not run" in call.result:  # over the calls-per-turn bound: ask again
+                    start = call.args.get("start_line")
+                    want[path] = int(start) if isinstance(start, int) else None
+                else:
+                    unreadable.add(path)
+                    want.pop(path, None)
                 continue
-            more = CONTINUE_RE.search(call.result)
             texts[path].append(strip_trailer(call.result))
-            if more:
-                pending.append(("read", {"path": path, "start_line": int(more.group(1))}))
+            rest = CONTINUE_RE.search(call.result)
+            if rest:
+                want[path] = int(rest.group(1))
             else:
+                want.pop(path, None)
                 done.add(path)
         asked = {str(c.args.get("path")) for c in calls if c.name == "read"}
-        fresh = [("read", {"path": p}) for p in paths if p not in asked]
-        if fresh or pending:
-            return turn(fresh + pending, f"x{len(calls)}-")
+        reads = [("read", {"path": p} if want.get(p) is None else
+                  {"path": p, "start_line": want[p]})
+                 for p in paths if p in want or p not in asked]
+        if reads:
+            return turn(reads[:MAX_CALLS_PER_TURN], f"x{len(calls)}-")
+        readable = [p for p in paths if p in done and p not in unreadable]
+        units, skipped = self._extraction(readable, texts)
+        verdicts: list[dict[str, str]] = []
+        cited = {p for u in units for p in u["paths"]}  # type: ignore[attr-defined]
+        for path in readable:
+            if path in cited:
+                verdicts.append({"path": path, "verdict": "units"})
+            else:
+                verdicts.append({"path": path, "verdict": "nothing",
+                                 "reason": skipped.get(path) or "nothing worth keeping"})
+        page = int(task.get("max_units") or 0)
+        after = _continue_after(messages)
+        shown = units[after:after + page] if page else units[after:]
+        more = bool(page) and after + page < len(units)
+        return answer({"units": shown, "verdicts": verdicts, "more": more})
+
+    def _extraction(self, paths: list[str], texts: dict[str, list[str]]
+                    ) -> tuple[list[dict[str, object]], dict[str, str]]:
+        """The units and skip reasons of these notes, memoised by content: the pages of one
+        batch are one extraction (a pure function of the notes, so the memo is safe to share
+        between parallel conversations)."""
+        key = hashlib.sha256(json.dumps([[p, texts[p]] for p in paths],
+                                        ensure_ascii=False).encode("utf-8")).hexdigest()
+        with self._memo_lock:
+            hit = self._memo.get(key)
+        if hit is not None:
+            return hit
         notes: list[tuple[Note, dict[str, object]]] = []
         for path in paths:
-            if path not in done or not texts[path]:
-                continue
             note = parse_text(path, "\n".join(texts[path]))
             try:
                 from remelink.vault import frontmatter
@@ -140,9 +185,12 @@ class LocalModel:
             except Exception:
                 meta = {}
             notes.append((note, meta))
-        units = extract.extract(notes, max_units=int(task.get("max_units") or 0),
-                                same=self._same_statement)
-        return answer({"units": units})
+        result = extract.extract(notes, same=self._same_statement)
+        with self._memo_lock:
+            self._memo[key] = result
+            while len(self._memo) > MEMO_SIZE:
+                self._memo.pop(next(iter(self._memo)))
+        return result
 
     def _same_statement(self, a: str, b: str) -> bool:
         semantic = self._semantic if self.embedder is not None else None
@@ -184,11 +232,15 @@ class LocalModel:
 
         hits = self._hits(searches)
         own = f"{digest}/{bucket}/{slugify(name)}.md"
+        revises = unit.get("revises") if isinstance(unit.get("revises"), dict) else None
         if not reads:
             ranked = self._rank(unit_text, hits)
             wanted = [h.path for h, s in ranked[:MAX_READS] if s >= decide.T_RELATED_LEXICAL / 2]
             probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
                       if p not in wanted]
+            if revises is not None:  # the node to update is known: read it, create nothing
+                hinted = str(revises.get("target"))
+                wanted, probes = [hinted, *(p for p in wanted if p != hinted)], []
             return turn([("read", {"path": p}) for p in wanted + probes[:PROBES]], "r")
 
         notes: dict[str, Note] = {}
@@ -275,8 +327,40 @@ class LocalModel:
              notes: dict[str, Note], missing: set[str], own: str,
              messages: Sequence[Message]) -> AssistantTurn:
         digest = self.settings.folders.digest + "/"
+        revises = unit.get("revises")
+        if isinstance(revises, dict) and str(revises.get("target")) in notes:
+            return self._revise(revises, unit_text, name, summary, points, bucket, paths, lang,
+                                notes[str(revises["target"])], messages)
         return self._decide_and_write(unit, unit_text, name, summary, points, bucket, paths,
                                       lang, hits, notes, missing, own, messages, digest)
+
+    def _revise(self, revises: dict[str, Any], unit_text: str, name: str, summary: str,
+                points: list[str], bucket: str, paths: list[str], lang: str, note: Note,
+                messages: Sequence[Message]) -> AssistantTurn:
+        """The unit restates what its edited note said before: update that node (SPEC §9.3),
+        a CORRECT when a fact changed, else an ordinary update of it."""
+        target = str(revises["target"])
+        titles = evidence_titles(messages)
+        sources = [write.SourceInfo(p, titles.get(p, "")) for p in paths]
+        classes = {target: "same_abstraction"}
+        today = today_of(messages)
+        if not revises.get("changed"):
+            comp = replace(self._compare(unit_text, note, paths, semantic=False),
+                           conflict_kind=None, old_sentence=None)
+            return self._update(target, note, comp, name, summary, points, bucket, lang, [],
+                                sources, today, classes)
+        description = _description(summary, lang, bucket, name,
+                                   sum(1 for p in points if p.startswith("step: ")))
+        fix = revise.correct_turn(target=target, note=note, revises=revises, name=name,
+                                  summary=summary, description=description, sources=sources,
+                                  lang=lang, today=today, idf=self.idf,
+                                  plan=lambda action: _plan(action, classes))
+        if fix is not None:
+            return fix
+        done = "节点已记录这一更正。" if lang == "zh" else \
+            "The node already records this correction."
+        return answer({"action": "CORRECT", "target_path": target, "note": done,
+                       "classification": classes})
 
     def _decide_and_write(self, unit: dict[str, Any], unit_text: str, name: str, summary: str,
                           points: list[str], bucket: str, paths: list[str], lang: str,
@@ -465,6 +549,18 @@ class LocalModel:
 
 
 ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
+
+
+def _continue_after(messages: Sequence[Message]) -> int:
+    """How many units the pipeline has had so far: `{"continue": {"after": N}}` in its latest
+    continue turn (a repair turn after it asks for the same page again), else 0. The first
+    user message is the task and the notes, never a continue turn."""
+    users = [m for m in messages if m.get("role") == "user"][1:]
+    for message in reversed(users):
+        m = re.search(r'"continue":\s*\{\s*"after":\s*(\d+)', str(message.get("content", "")))
+        if m:
+            return int(m.group(1))
+    return 0
 
 
 def _plan(action: str, classes: dict[str, str]) -> str:

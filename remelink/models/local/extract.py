@@ -255,16 +255,14 @@ def merge(candidates: list[Candidate], same: SameFn | None = None) -> list[Candi
     return merged
 
 
-def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, max_units: int,
-            same: SameFn | None = None) -> list[dict[str, object]]:
-    """Units (as the mappings an LLM would return) for a batch of notes."""
+def extract(notes: Sequence[tuple[Note, dict[str, object]]], *,
+            same: SameFn | None = None) -> tuple[list[dict[str, object]], dict[str, str]]:
+    """Units (as the mappings an LLM would return) for a batch of notes, and for every note that
+    gave none a short reason. Nothing is capped: paging is the pipeline's business."""
     candidates: list[Candidate] = []
     for index, (note, meta) in enumerate(notes):
         candidates += note_candidates(note, meta, index)
     units = merge(candidates, same)
-    if max_units and len(units) > max_units:
-        keep = sorted(units, key=lambda c: (-c.weight, c.order))[:max_units]
-        units = sorted(keep, key=lambda c: c.order)
     out: list[dict[str, object]] = []
     for c in units:
         summary = c.statement
@@ -275,4 +273,25 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, max_units: int,
             summary = lead or (f"{c.name}: {first}" if first else c.name)
         out.append({"name": c.name, "bucket": c.bucket, "summary": summary,
                     "paths": list(c.paths), "points": list(c.points), "kind": c.kind})
-    return out
+    cited = {p for c in units for p in c.paths}
+    skipped = {note.path: _nothing_reason(note, meta) for note, meta in notes
+               if note.path not in cited}
+    return out, skipped
+
+
+def _nothing_reason(note: Note, meta: dict[str, object]) -> str:
+    """Why a note gave no unit, in its own terms: what it held instead."""
+    lines = [ln.strip() for s in _sections(note.body) for ln in s.lines if ln.strip()]
+    if not lines:
+        return "no text besides headings and frontmatter"
+    statements = [piece for s in _sections(note.body) for k, t in _blocks(s.lines)
+                  for piece in ([tx.clean_statement(t)] if k in ("num", "item")
+                                else tx.sentences(tx.clean_statement(t))) if piece]
+    chatter = [t for t in statements if _is_chatter(t)]
+    title = _title_of(note, meta)
+    if statements and len(chatter) == len(statements):
+        return f"only attendance, greetings or one-off tasks ({title})"
+    if not any(_long_enough(t) for t in statements):
+        return f"only short fragments, no full statement ({title})"
+    count = f"{len(statements)} sentence{'s' if len(statements) != 1 else ''}"
+    return f"no decision, rule, preference, procedure or definition in its {count} ({title})"

@@ -1,0 +1,141 @@
+"""The extraction conversation for one batch of changed notes (SPEC §8).
+
+The model (an LLM or the local engine) gets the batch's notes and answers pages of
+`{units, verdicts, more}`. `auto_dream.max_units` is the size of a page, never a cap: a page
+with `"more": true` is followed by a "continue" turn, and a page larger than asked for is
+accepted whole. Each page is read at the boundary (`answer.read_page`); unusable units,
+unknown buckets, paths that name no note of the batch and missing verdicts go back to the model
+as repair turns (`auto_dream.repair_turns`). What is still wrong after them is left out and
+reported; the notes it concerns have no verdict, so they stay pending and are retried alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from remelink import prompts
+from remelink.agent import (
+    MAX_CALLS_PER_TURN,
+    Accept,
+    Feedback,
+    LoopError,
+    parse_object,
+    run_loop,
+)
+from remelink.dream.answer import Page, Verdict, judged, missing, read_page
+from remelink.dream.context import RunContext
+from remelink.evidence import detect_language
+from remelink.models.base import Message, Usage
+from remelink.tools.vault_tools import toolbox
+from remelink.units import Unit
+from remelink.vault.notes import Note
+from remelink.workspace import UnitWorkspace
+
+PER_NOTE_CHARS = 20_000
+# A model that keeps saying "more" while adding units stops here; the notes it has not judged
+# by then stay pending and are retried in smaller batches, so even this bound drops nothing.
+MAX_PAGES = 200
+ANSWER_KEYS = ("units", "memory_units", "verdicts")
+
+
+@dataclass
+class BatchResult:
+    units: list[Unit]
+    judged: dict[str, Verdict]  # the notes of the batch with a verdict
+    unresolved: list[str] = field(default_factory=list)  # problems left after the repairs
+    notices: list[str] = field(default_factory=list)
+
+
+def material(note: Note) -> str:
+    text = note.text
+    if len(text) > PER_NOTE_CHARS:
+        text = text[:PER_NOTE_CHARS] + \
+            f"\n[... truncated at {PER_NOTE_CHARS} characters; call read for the rest]"
+    return f"### {note.path}\n{text}"
+
+
+class _PageJudge:
+    """Judges the answers of one page: a repair while turns are left, then what is usable."""
+
+    def __init__(self, paths: list[str], units: dict[str, Unit], verdicts: dict[str, Verdict],
+                 repair_turns: int, language: str) -> None:
+        self.paths, self.units, self.verdicts = paths, units, verdicts
+        self.repair_turns, self.language = repair_turns, language
+        self.answers = 0
+        self.left: list[str] = []
+
+    def __call__(self, text: str) -> Accept[Page] | Feedback:
+        self.answers += 1
+        data = parse_object(text)
+        if data is None or not any(k in data for k in ANSWER_KEYS):
+            return Feedback('Answer with one JSON object {"units": [...], "verdicts": [...], '
+                            '"more": false} and nothing else.', "no extraction object found")
+        page = read_page(data, self.paths)
+        unjudged = [] if page.more else missing(
+            self.paths, [*self.units.values(), *page.units], {**self.verdicts, **page.verdicts})
+        problems = page.problems + unjudged
+        if problems and self.answers <= self.repair_turns:
+            return Feedback(prompts.extract_repair_message(problems, language=self.language),
+                            "; ".join(problems[:3]))
+        # What is still wrong: the units and verdicts left out (reported); the notes without a
+        # verdict need no report here, they are retried.
+        self.left = page.problems
+        return Accept(page)
+
+
+def extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]],
+                  edited: dict[str, list[str]]) -> BatchResult:
+    """Units and verdicts for `batch`. Raises LoopError when no page could be read at all,
+    ModelError when the model cannot be reached."""
+    paths = [rel for rel, _, _ in batch]
+    text = "\n\n".join(material(note) for _, note, _ in batch)
+    language = ctx.settings.language if ctx.settings.language != "auto" else \
+        detect_language(text[:20_000])
+    page_size = ctx.max_units
+    messages: list[Message] = list(prompts.extract_messages(
+        date=ctx.window.date if ctx.window else ctx.today,
+        window=list(ctx.window.days) if ctx.window else [], hint=ctx.hint,
+        max_units=page_size, changed_paths=paths, material=text, language=language,
+        edited=edited))
+    ws = UnitWorkspace(ctx.vault, ctx.settings, None, lambda q, n, b: [])
+    tools = toolbox(ws, read_only=True)
+    dream = ctx.settings.auto_dream
+    units: dict[str, Unit] = {}
+    verdicts: dict[str, Verdict] = {}
+    result = BatchResult([], {})
+    usage = Usage()
+    for page_no in range(MAX_PAGES):
+        judge = _PageJudge(paths, units, verdicts, dream.repair_turns, language)
+        # The first page may read every note of the batch (a bounded number of reads a turn).
+        reads = math.ceil(len(batch) / MAX_CALLS_PER_TURN) if page_no == 0 else 0
+        try:
+            page, transcript = run_loop(ctx.model, messages, tools, judge,
+                                        max_steps=dream.max_steps + reads,
+                                        max_repairs=dream.repair_turns)
+        except LoopError as exc:  # what the failed conversation cost still counts
+            usage = usage + exc.transcript.usage
+            ctx.report.tokens_in += usage.prompt_tokens
+            ctx.report.tokens_out += usage.completion_tokens
+            raise
+        usage = usage + transcript.usage
+        fresh = [u for u in page.units if u.id not in units]
+        units.update((u.id, u) for u in fresh)
+        verdicts.update(page.verdicts)
+        result.unresolved = judge.left
+        if not page.more or not page_size:
+            break
+        if not fresh:
+            result.notices.append("extraction asked for another page but gave no new unit; "
+                                  "stopped paging")
+            break
+        messages.append({"role": "user", "content": prompts.extract_continue_message(
+            len(units), page_size, language=language)})
+    else:
+        result.notices.append(f"extraction still had more units after {MAX_PAGES} pages; the "
+                              "notes without a verdict are retried alone")
+    ctx.report.tokens_in += usage.prompt_tokens
+    ctx.report.tokens_out += usage.completion_tokens
+    result.units = list(units.values())
+    result.judged = judged(paths, result.units, verdicts)
+    return result

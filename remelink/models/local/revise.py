@@ -1,0 +1,79 @@
+"""The local engine's update of a node whose note was edited (SPEC §9.3): the pipeline paired a
+new unit with the unit the note gave before (`revises` in the task) and names the node it went
+into. A changed fact becomes a CORRECT of that node: a dated correction line after the sentence
+that held the old value (kept, quoted), a Sources sentence for the note if it is new, and the
+node's name and description set to the current value when they stated the old one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from remelink.facts import stated
+from remelink.models.base import AssistantTurn, ToolCall
+from remelink.models.local import decide, write
+from remelink.vault import frontmatter
+from remelink.vault.notes import Note
+
+
+def holding_sentence(body: str, old_statement: str, stale: Sequence[str],
+                     idf: decide.IdfFn) -> str | None:
+    """The node sentence that states what the note said before: one stating an old value if
+    any does (the most alike first), else the one most alike if alike enough."""
+    old = decide.bag(old_statement)
+    scored = sorted(((decide.cosine(old, decide.bag(s), idf), s) for s in decide.passages(body)),
+                    key=lambda pair: -pair[0])
+    for score, sentence in scored:
+        if stale and stated(sentence, tuple(stale)) and score > 0:
+            return sentence
+    if scored and scored[0][0] >= decide.T_POINT:
+        return scored[0][1]
+    return None
+
+
+def correct_turn(*, target: str, note: Note, revises: dict[str, Any], name: str, summary: str,
+                 description: str, sources: Sequence[write.SourceInfo], lang: str, today: str,
+                 idf: decide.IdfFn, plan: Callable[[str], str]) -> AssistantTurn | None:
+    """The edit (and frontmatter update) that corrects `target`; None when it already says
+    everything (corrected by an earlier run), so the caller answers with the receipt."""
+    body = note.body.replace("\r\n", "\n")
+    old_statement = str(revises.get("old_statement") or "")
+    new_statement = str(revises.get("new_statement") or summary)
+    stale = tuple(str(v) for v in revises.get("stale") or ())
+    anchor = holding_sentence(body, old_statement, stale, idf)
+    new_sources = [s for s in sources if f"[[{s.path}" not in body]
+    source = (new_sources or list(sources))[0].path
+    line = write.correction_line(new_statement, anchor or old_statement, source, today, lang)
+    new_body = body
+    if line.strip() not in body:
+        new_body = write.insert_after_sentence(body, anchor, line) if anchor else \
+            write.insert_before_sources(body, line)
+    new_body = write.add_sources(new_body, [write.source_sentence(s, "correct", lang)
+                                            for s in new_sources])
+    calls: list[ToolCall] = []
+    if new_body != body:
+        old_text, new_text = body, new_body
+        if note.newline == "\r\n":
+            old_text, new_text = note.body, new_body.replace("\n", "\r\n")
+        old, new = write.edit_span(old_text, new_text)
+        calls.append(ToolCall("c1", "edit", json.dumps({"path": target, "old": old, "new": new},
+                                                       ensure_ascii=False)))
+    try:
+        meta = frontmatter.load(note)
+    except Exception:
+        meta = {}
+    update: dict[str, str] = {}
+    current_name = str(meta.get("name") or "")
+    if name and name != current_name and (stated(current_name, stale) or not current_name):
+        update["name"] = name
+    current_description = str(meta.get("description") or "")
+    if description and description != current_description and \
+            (stated(current_description, stale) or not current_description):
+        update["description"] = description
+    if update:
+        calls.append(ToolCall("c2", "frontmatter_update", json.dumps(
+            {"path": target, "metadata": update}, ensure_ascii=False)))
+    if not calls:
+        return None
+    return AssistantTurn(text=plan("CORRECT"), tool_calls=tuple(calls))
