@@ -328,6 +328,7 @@ class LocalModel:
         target = same[0][0] if same else ""
         links = relate.choose(
             raw_text=" ".join([name, summary, *points]), lang=lang, paths=paths, hits=hits,
+            unit_name=name,
             notes={p: n for p, n in notes.items() if p.startswith(digest)}, labels=labels,
             digest=digest, idf=self.idf, exclude=[target] if target else [],
             semantic=self._semantic if semantic else None,

@@ -58,7 +58,9 @@ def _plural_mention(text: str, name: str) -> bool:
 def _name_in(unit: decide.Bag, name: str, lang: str, idf: decide.IdfFn) -> bool:
     """Every term of the node's name is in the unit (CJK names: three quarters of their
     characters, weighted), and the name is specific enough to count (see mention_pattern)."""
-    if tx.mention_pattern(name) is None and not (tx.is_cjk_text(name) and len(name) >= 3):
+    if not (tx.is_cjk_text(name) and len(name) >= 3):
+        # English names: `mention` covers them; every term of a name scattered over a unit
+        # linked one true link in eight on the SilverBullet docs (bench/quality/links.py).
         return False
     b = decide.bag(name)
     if len(b.counts) < 2:
@@ -83,11 +85,51 @@ def _topic_words(text: str) -> set[str]:
     return out
 
 
+_COMMON_ZH = frozenset(["必须", "需要", "可以", "所有", "每个", "进行", "使用", "不能", "之前",
+                        "之后", "以后", "以前", "时候", "问题", "如果", "已经", "没有", "不要",
+                        "一下", "统一", "直接", "先在", "前必", "后再"])
+
+
+def _names_share(unit_name: str, name: str, idf: decide.IdfFn) -> bool:
+    """The two names share a key term: English, two words carrying at least half the weight of
+    the shorter name (`Run a schema migration` / `Schema migrations ship in their own deploy`);
+    Chinese, a two-character word (`发布前必须…` / `发布窗口固定…`)."""
+    if not unit_name or not name:
+        return False
+    a, b = _topic_words(unit_name), _topic_words(name)
+    shared = a & b
+    if not shared:
+        return False
+    zh = {w for w in shared if not w.isascii() and w not in _COMMON_ZH}
+    if zh:
+        return True
+    latin = {w for w in shared if w.isascii()}
+    if len(latin) < 2:
+        return False
+
+    def weight(words: set[str]) -> float:
+        return sum(idf(w) for w in words if w.isascii())
+
+    smaller = min(weight({w for w in a if w.isascii()}), weight({w for w in b if w.isascii()}))
+    return smaller > 0 and weight(latin) >= 0.5 * smaller
+
+
+def _actors(name: str) -> set[str]:
+    """The person a node's name opens with, when a verb of saying or wanting follows
+    ("Alice prefers ...", "小王希望 ...")."""
+    m = re.match(r"\s*([A-Z][a-z]+)\s+([a-z]+)", name)
+    if m and m.group(2) in tx._ACTOR_VERBS:
+        return {m.group(1).casefold()}
+    m = re.match(r"\s*([小老阿][\u4e00-\u9fff])(?:希望|喜欢|偏好|要求|认为|说)", name)
+    return {m.group(1)} if m else set()
+
+
 def _entities(text: str) -> set[str]:
     return {e.casefold() for e in tx.facts(text).entities}
 
 
 def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[HitInfo],
+           unit_name: str = "",
            notes: Mapping[str, Note], labels: Mapping[str, str], digest: str,
            idf: decide.IdfFn, exclude: Sequence[str] = (),
            semantic: Callable[[str, Sequence[str]], list[float]] | None = None,
@@ -119,8 +161,12 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
             add(path, "source")
     for path in candidates:
         name = names.get(path) or _title(notes.get(path), path)
-        shares_entity = bool(entities & _entities(f"{name} {descriptions.get(path, '')}"))
-        if _name_in(whole, name, lang, idf) or shares_entity:
+        # A person both name, whose statement the node is ("Alice prefers ..."): another of
+        # her preferences. Any shared capitalised name linked one true link in nine on the
+        # SilverBullet docs, where every note names SilverBullet.
+        shares_entity = bool(entities & _actors(name))
+        if _name_in(whole, name, lang, idf) or shares_entity or \
+                _names_share(unit_name, name, idf):
             add(path, "term")
     for path, label in labels.items():
         if label == "related":
@@ -143,7 +189,11 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
                 if s >= CROSSLANG_MIN:
                     add(p, "crosslang")
     mentions = [link for link in found.values() if link.reason == "mention"][:MAX_MENTIONS]
-    rest = [link for link in found.values() if link.reason != "mention"][:MAX_OTHER]
+    # The rest, best recalled first: node_search ranks the whole node (BM25F, names boosted),
+    # which orders these candidates better than the order their reasons were found in.
+    score = {h.path: h.score for h in hits}
+    rest = sorted((link for link in found.values() if link.reason != "mention"),
+                  key=lambda link: -score.get(link.path, 0.0))[:MAX_OTHER]
     return mentions + rest
 
 
