@@ -191,9 +191,9 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
     mentions = [link for link in found.values() if link.reason == "mention"][:MAX_MENTIONS]
     # The rest, best recalled first: node_search ranks the whole node (BM25F, names boosted),
     # which orders these candidates better than the order their reasons were found in.
-    score = {h.path: h.score for h in hits}
+    recalled = {h.path: h.score for h in hits}
     rest = sorted((link for link in found.values() if link.reason != "mention"),
-                  key=lambda link: -score.get(link.path, 0.0))[:MAX_OTHER]
+                  key=lambda link: -recalled.get(link.path, 0.0))[:MAX_OTHER]
     return mentions + rest
 
 
