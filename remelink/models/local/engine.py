@@ -342,7 +342,10 @@ class LocalModel:
         if same:
             target, comp = same[0]
             note = notes[target]
-            related = [r for r in related if r[0] != target and f"[[{r[0]}" not in note.body]
+            # Not again, and not to a node that links here already: the two are connected, and
+            # the same unit integrated twice must change nothing.
+            related = [r for r in related if r[0] != target and f"[[{r[0]}" not in note.body
+                       and not (r[0] in notes and f"[[{target}" in notes[r[0]].body)]
             classes[target] = "same_abstraction"
             return self._update(target, note, comp, name, summary, points, bucket, lang,
                                 related, sources, today, classes)
