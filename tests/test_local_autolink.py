@@ -305,3 +305,28 @@ def test_relation_sentences_per_bucket_pair() -> None:
     used = write.Related("digest/wiki/idempotency-keys.md", "Idempotency keys", "mention")
     assert write.related_sentence([used], "en", "procedure") == \
         "It relies on [[digest/wiki/idempotency-keys.md|Idempotency keys]]."
+
+
+class _CountingEmbedder:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def similarity(self, a: str, others: list[str]) -> list[float]:
+        self.texts.append(a)
+        return [0.0 for _ in others]
+
+
+def test_auto_blends_the_embedder_only_where_it_helped(ctx: IntegrationContext) -> None:
+    """English decisions use the embedder; Chinese ones stay lexical (docs/benchmarks.md)."""
+    assert decide.uses_embedder("en") and not decide.uses_embedder("zh")
+    fake = _CountingEmbedder()
+    assert isinstance(ctx.model, LocalModel)
+    ctx.model.embedder = fake  # type: ignore[assignment]
+    run(ctx, "日志脱敏", "所有写入日志的手机号必须先脱敏。", "daily/2026-06-01/a.md")
+    run(ctx, "日志脱敏规则", "所有写入日志的手机号必须先脱敏，只保留后四位。",
+        "daily/2026-06-02/b.md")
+    assert fake.texts == []
+    run(ctx, "Cache pricing", "We cache pricing lookups for ten minutes.", "daily/2026-06-03/c.md")
+    run(ctx, "Pricing cache", "We cache the pricing lookups for ten minutes in Redis.",
+        "daily/2026-06-04/d.md")
+    assert fake.texts

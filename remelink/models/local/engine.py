@@ -144,7 +144,8 @@ class LocalModel:
         return answer({"units": units})
 
     def _same_statement(self, a: str, b: str) -> bool:
-        semantic = self._semantic if self.embedder is not None else None
+        use = self.embedder is not None and decide.uses_embedder(decide.language(a))
+        semantic = self._semantic if use else None
         return extract.same_statement(a, b, idf=self.idf, semantic=semantic)
 
     # -- integration -------------------------------------------------------------------------
@@ -306,11 +307,17 @@ class LocalModel:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
+        lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
             compared = [(p, self._compare(unit_text, notes[p], paths) if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
+        for path, label in lexical_labels.items():
+            # Related on either score: the blend decides merges; for a link, lexical evidence
+            # is enough (with the blend alone, short units on the Foam docs got 0.6 links each).
+            if label != "unrelated" and labels[path] == "unrelated":
+                labels[path] = "related"
         related_t = decide.thresholds(False, lang)[1]
         details = [p.partition(": ")[2] or p for p in points]
         if details:
