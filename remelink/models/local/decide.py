@@ -78,6 +78,7 @@ ORDER_RULE = {"en": (0.9, 0.8), "zh": (0.7, 0.99)}
 # The node's name and description are (nearly) all in the unit, which says more: a restatement
 # with a reason or a detail added.
 CONTAIN_COVERAGE = {"en": 0.9, "zh": 0.9}
+MAX_RESTATING_CLAUSES = 3  # restates_part: units of at most this many clauses
 CONTAIN_SHARE = 0.55  # ... and at least this share of the unit's weighted terms is the claim
 # Conflicts that no correction cue turns into a merge: another person, product or place;
 # the opposite action; the same words in another order.
@@ -641,7 +642,9 @@ def restates_part(unit_text: str, sentences: Sequence[str], idf: IdfFn, lang: st
     must carry an idempotency key; the server stores the key with the response for 24 hours"
     against a node that says the second half. The unit then adds the rest to that node."""
     clauses = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
-    if len(clauses) < 2:
+    if not 2 <= len(clauses) <= MAX_RESTATING_CLAUSES:
+        # A long unit (a whole document) shares a sentence or two with many nodes: one of its
+        # sentences said again is no evidence that it is that node.
         return False
     same_t = thresholds(False, lang)[0]
     for clause in clauses:
