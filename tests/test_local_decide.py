@@ -115,7 +115,13 @@ def test_shared_source_with_covered_content_is_the_same_abstraction() -> None:
                    unit_paths=["daily/2026-06-01/payments-retry.md"])
     alone = label(unit, "Idempotency keys", body, unit_paths=["daily/2026-06-09/other.md"])
     assert shared.shared_source and shared.label == "same_abstraction"
-    assert not alone.shared_source and alone.label != "same_abstraction"
+    # From a new note too: one clause of the unit says a sentence of the node again, so the unit
+    # refines that node rather than starting `every-post-...-idempotency-key.md` beside it.
+    assert not alone.shared_source and alone.contains and alone.label == "same_abstraction"
+    # A unit that only uses the term is not that node.
+    step = label("Enqueue an export job with an idempotency key, so a retried request does not "
+                 "start a second render.", "Idempotency keys", body)
+    assert step.label != "same_abstraction"
 
 
 def test_restatement_cue_with_the_same_actor() -> None:

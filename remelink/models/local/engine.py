@@ -25,7 +25,7 @@ from typing import Any
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, revise, write
+from remelink.models.local import decide, embed, extract, relate, revise, write
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
     CONTINUE_RE,
@@ -45,8 +45,7 @@ from remelink.vault.paths import slugify
 
 MAX_READS = 6
 PROBES = 4  # file names probed per turn for a new node
-MAX_RELATED = 3   # related nodes linked on similarity
-MAX_MENTIONS = 8  # related nodes linked because the unit names them
+SOURCE_READS = 4  # nodes recalled by the unit's source notes, read to see if they cite them
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
@@ -193,7 +192,8 @@ class LocalModel:
         return result
 
     def _same_statement(self, a: str, b: str) -> bool:
-        semantic = self._semantic if self.embedder is not None else None
+        use = self.embedder is not None and decide.uses_embedder(decide.language(a))
+        semantic = self._semantic if use else None
         return extract.same_statement(a, b, idf=self.idf, semantic=semantic)
 
     # -- integration -------------------------------------------------------------------------
@@ -227,6 +227,11 @@ class LocalModel:
                 # Names written in the text (`Space Script`, `block-anchors`): recall the nodes
                 # they may name, which a long query's rarest terms can miss.
                 queries.append(" ".join(phrases)[:1500])
+            source = self._source_query(paths, messages)
+            if source:
+                # Nodes distilled from the same notes: their Sources sentences carry the notes'
+                # paths and titles, which a short unit's own words may share with nothing.
+                queries.append(source)
             limit = self.settings.auto_dream.node_search_limit
             return turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
 
@@ -235,7 +240,12 @@ class LocalModel:
         revises = unit.get("revises") if isinstance(unit.get("revises"), dict) else None
         if not reads:
             ranked = self._rank(unit_text, hits)
-            wanted = [h.path for h, s in ranked[:MAX_READS] if s >= decide.T_RELATED_LEXICAL / 2]
+            related_t = decide.thresholds(False, lang)[1]
+            wanted = [h.path for h, s in ranked[:MAX_READS] if s >= related_t / 2]
+            source = self._source_query(paths, messages)
+            by_source = [h.path for c in searches if c.args.get("query") == source
+                         for h in parse_hits(c.result or "")]
+            wanted += [p for p in by_source if p not in wanted][:SOURCE_READS]
             probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
                       if p not in wanted]
             if revises is not None:  # the node to update is known: read it, create nothing
@@ -266,12 +276,21 @@ class LocalModel:
                     return fix
             if failed:
                 return AssistantTurn(text=f"The write was refused: {failed[-1].result}")
-            action, classes = self._planned_action(messages)
+            action, classes, links = self._planned_action(messages)
             return answer({"action": action, "target_path": target,
-                            "note": self._note(action, lang), "classification": classes})
+                            "note": self._note(action, lang, links), "classification": classes})
 
         return self._act(unit, unit_text, name, summary, points, bucket, paths, lang, hits, notes,
                          missing, own, messages)
+
+    @staticmethod
+    def _source_query(paths: Sequence[str], messages: Sequence[Message]) -> str:
+        """A query made of the unit's source notes (paths and titles)."""
+        titles = evidence_titles(messages)
+        parts = [p for path in paths for p in (path.rsplit("/", 1)[-1].removesuffix(".md"),
+                                                 path.rsplit("/", 2)[-2] if "/" in path else "",
+                                                 titles.get(path, "")) if p]
+        return " ".join(parts)[:1500]
 
     def _hits(self, searches: list[Call]) -> list[HitInfo]:
         best: dict[str, HitInfo] = {}
@@ -371,11 +390,19 @@ class LocalModel:
             if path.startswith(digest):
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False)))
         compared.sort(key=lambda pc: -pc[1].lexical)
-        if self.embedder is not None:
+        semantic = self.embedder is not None and decide.uses_embedder(lang)
+        lexical_labels = {p: c.label for p, c in compared}
+        if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
             compared = [(p, self._compare(unit_text, notes[p], paths) if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
+        for path, label in lexical_labels.items():
+            # Related on either score: the blend decides merges; for a link, lexical evidence
+            # is enough (with the blend alone, short units on the Foam docs got 0.6 links each).
+            if label != "unrelated" and labels[path] == "unrelated":
+                labels[path] = "related"
+        related_t = decide.thresholds(False, lang)[1]
         details = [p.partition(": ")[2] or p for p in points]
         if details:
             # Steps and points say what else the unit touches: a node they share enough with
@@ -384,25 +411,20 @@ class LocalModel:
             for path, _ in compared:
                 if labels[path] == "unrelated" and path.startswith(digest):
                     node = notes[path]
-                    if decide.cosine(whole, decide.bag(node.body), self.idf) >= \
-                            decide.T_RELATED_LEXICAL:
+                    if decide.cosine(whole, decide.bag(node.body), self.idf) >= related_t:
                         labels[path] = "related"
         order = {"same_abstraction": 0, "related": 1, "unrelated": 2}
         compared.sort(key=lambda pc: (order[labels[pc[0]]], -pc[1].score))
         same = [(p, c) for p, c in compared if labels[p] == "same_abstraction"]
-        names = {h.path: h.name for h in hits}
-        related = [(p, names.get(p) or p) for p, c in compared if labels[p] == "related"]
-        # Hits not read can still be related on their name and description alone.
-        for hit, score in self._rank(unit_text, hits):
-            if len(related) >= MAX_RELATED * 2 or score < decide.T_RELATED_LEXICAL:
-                break
-            if hit.path not in notes and all(hit.path != p for p, _ in related):
-                related.append((hit.path, hit.name or hit.path))
-        raw_text = " ".join([name, summary, *points])
-        mentioned = [(h.path, h.name) for h in hits
-                     if h.path not in labels or labels[h.path] != "same_abstraction"
-                     if tx.mentions(raw_text, h.name)][:MAX_MENTIONS]
-        related = mentioned + [r for r in related if r[0] not in dict(mentioned)][:MAX_RELATED]
+        target = same[0][0] if same else ""
+        links = relate.choose(
+            raw_text=" ".join([name, summary, *points]), lang=lang, paths=paths, hits=hits,
+            unit_name=name,
+            notes={p: n for p, n in notes.items() if p.startswith(digest)}, labels=labels,
+            digest=digest, idf=self.idf, exclude=[target] if target else [],
+            semantic=self._semantic if semantic else None,
+            ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes])
+        related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason) for k in links]
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
         titles = evidence_titles(messages)
@@ -411,7 +433,10 @@ class LocalModel:
         if same:
             target, comp = same[0]
             note = notes[target]
-            related = [(p, n) for p, n in related if p != target and f"[[{p}" not in note.body]
+            # Not again, and not to a node that links here already: the two are connected, and
+            # the same unit integrated twice must change nothing.
+            related = [r for r in related if r[0] != target and f"[[{r[0]}" not in note.body
+                       and not (r[0] in notes and f"[[{target}" in notes[r[0]].body)]
             classes[target] = "same_abstraction"
             return self._update(target, note, comp, name, summary, points, bucket, lang,
                                 related, sources, today, classes)
@@ -428,7 +453,7 @@ class LocalModel:
         if title != name:
             name = title
         # A stale hit may name the very file being created: a node never links to itself.
-        related = [(p, n) for p, n in related if p != free_path]
+        related = [r for r in related if r[0] != free_path]
         kind = str(unit.get("kind") or "")
         roles = [(sources[0], kind or _default_role(bucket))] + \
             [(s, "corroborate") for s in sources[1:]]
@@ -437,7 +462,7 @@ class LocalModel:
                                    sum(1 for p in points if p.startswith("step: ")))
         metadata = {"kind": _kind(bucket, kind)}
         return AssistantTurn(
-            text=_plan("CREATE", classes),
+            text=_plan("CREATE", classes, len(related)),
             tool_calls=(ToolCall("w1", "write", json.dumps(
                 {"path": free_path, "name": name, "description": description, "content": body,
                  "metadata": metadata}, ensure_ascii=False)),))
@@ -490,7 +515,10 @@ class LocalModel:
                 new_body = body
                 roles = [(s, "corroborate") for s in new_sources]
         if related:
-            new_body = write.insert_before_sources(new_body, write.related_sentence(related, lang))
+            # The sentence stands in the target node: it speaks from that node's bucket.
+            own_bucket = target.split("/")[-2] if target.count("/") >= 2 else bucket
+            new_body = write.insert_before_sources(
+                new_body, write.related_sentence(related, lang, own_bucket))
         new_body = write.add_sources(new_body,
                                      [write.source_sentence(s, r, lang) for s, r in roles])
         if new_body == body:  # the node already says it, from these very sources
@@ -503,15 +531,16 @@ class LocalModel:
             body = note.body
         old, new = write.edit_span(body if note.newline != "\r\n" else note.body, new_body)
         edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
-        return AssistantTurn(text=_plan(action, classes),
+        return AssistantTurn(text=_plan(action, classes, len(related)),
                              tool_calls=(ToolCall("e1", "edit", edit),))
 
     def _novel_points(self, points: list[str], body: str) -> list[str]:
         return decide.novel(points, _prose(body) + " " + decide._sources_prose(body), self.idf)
 
     @staticmethod
-    def _planned_action(messages: Sequence[Message]) -> tuple[str, dict[str, str]]:
-        """The action and classification this engine announced with its write or edit."""
+    def _planned_action(messages: Sequence[Message]) -> tuple[str, dict[str, str], int]:
+        """The action, classification and number of related links this engine announced with
+        its write or edit."""
         for message in reversed(messages):
             if message.get("role") == "assistant" and message.get("tool_calls"):
                 try:
@@ -520,22 +549,33 @@ class LocalModel:
                     continue
                 if isinstance(plan, dict) and plan.get("plan") in ACTIONS:
                     classes = plan.get("classification")
-                    return str(plan["plan"]), classes if isinstance(classes, dict) else {}
-        return "CORROBORATE", {}
+                    links = plan.get("links")
+                    return (str(plan["plan"]), classes if isinstance(classes, dict) else {},
+                            links if isinstance(links, int) else 0)
+        return "CORROBORATE", {}, 0
 
     @staticmethod
-    def _note(action: str, lang: str) -> str:
+    def _note(action: str, lang: str, links: int = 0) -> str:
+        """The receipt's note: the action, and how many related links were written (never
+        "related links" when there are none)."""
         notes = {
-            "en": {"CREATE": "New node with its sources and related links.",
-                   "CORROBORATE": "Same abstraction again: added the new source.",
-                   "REFINE": "Added the new detail and its source.",
-                   "CORRECT": "Recorded the correction, keeping the earlier claim visible."},
-            "zh": {"CREATE": "新建节点，附来源和相关链接。",
-                   "CORROBORATE": "同一抽象再次出现：补充了新来源。",
-                   "REFINE": "补充了新细节及其来源。",
-                   "CORRECT": "记录了更正，并保留了原先的说法。"},
+            "en": {"CREATE": "New node with its sources",
+                   "CORROBORATE": "Same abstraction again: added the new source",
+                   "REFINE": "Added the new detail and its source",
+                   "CORRECT": "Recorded the correction, keeping the earlier claim visible"},
+            "zh": {"CREATE": "新建节点，附来源",
+                   "CORROBORATE": "同一抽象再次出现：补充了新来源",
+                   "REFINE": "补充了新细节及其来源",
+                   "CORRECT": "记录了更正，并保留了原先的说法"},
         }
-        return notes[lang][action]
+        head = notes[lang][action]
+        if lang == "zh":
+            if links:
+                return f"{head}，并链接了 {links} 个相关节点。"
+            return f"{head}；没有找到可链接的相关节点。" if action == "CREATE" else f"{head}。"
+        if links:
+            return f"{head}, and {links} related link{'s' if links > 1 else ''}."
+        return f"{head}; no related node found to link." if action == "CREATE" else f"{head}."
 
     def _repair(self, messages: Sequence[Message], target: str, notes: dict[str, Note],
                 paths: list[str], lang: str, calls: list[Call]) -> AssistantTurn | None:
@@ -563,10 +603,12 @@ def _continue_after(messages: Sequence[Message]) -> int:
     return 0
 
 
-def _plan(action: str, classes: dict[str, str]) -> str:
-    """The text that goes with a write or edit: the action and the classification of every
-    recalled node, read back for the receipt (the engine keeps no state between turns)."""
-    return json.dumps({"plan": action, "classification": classes}, ensure_ascii=False)
+def _plan(action: str, classes: dict[str, str], links: int = 0) -> str:
+    """The text that goes with a write or edit: the action, the classification of every
+    recalled node and how many related links it writes, read back for the receipt (the engine
+    keeps no state between turns)."""
+    return json.dumps({"plan": action, "classification": classes, "links": links},
+                      ensure_ascii=False)
 
 
 def _distinct(items: list[str]) -> list[str]:

