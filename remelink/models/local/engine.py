@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
+from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, write
+from remelink.models.local import decide, embed, extract, shapes, write
+from remelink.models.local import points as pts
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
     CONTINUE_RE,
@@ -115,6 +118,8 @@ class LocalModel:
             path = str(call.args.get("path", ""))
             if path not in texts:
                 continue
+            if call.result.startswith("Error: not run"):
+                continue  # over the loop's calls-per-turn bound: asked again below
             if call.result.startswith("Error:"):
                 done.add(path)
                 continue
@@ -124,10 +129,11 @@ class LocalModel:
                 pending.append(("read", {"path": path, "start_line": int(more.group(1))}))
             else:
                 done.add(path)
-        asked = {str(c.args.get("path")) for c in calls if c.name == "read"}
+        asked = {str(c.args.get("path")) for c in calls if c.name == "read"
+                 and not (c.result or "").startswith("Error: not run")}
         fresh = [("read", {"path": p}) for p in paths if p not in asked]
         if fresh or pending:
-            return turn(fresh + pending, f"x{len(calls)}-")
+            return turn((pending + fresh)[:MAX_CALLS_PER_TURN], f"x{len(calls)}-")
         notes: list[tuple[Note, dict[str, object]]] = []
         for path in paths:
             if path not in done or not texts[path]:
@@ -140,8 +146,7 @@ class LocalModel:
             except Exception:
                 meta = {}
             notes.append((note, meta))
-        units = extract.extract(notes, max_units=int(task.get("max_units") or 0),
-                                same=self._same_statement)
+        units, _skipped = extract.extract(notes, same=self._same_statement)
         return answer({"units": units})
 
     def _same_statement(self, a: str, b: str) -> bool:
@@ -322,7 +327,7 @@ class LocalModel:
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
         titles = evidence_titles(messages)
-        sources = [write.SourceInfo(p, titles.get(p, "")) for p in paths]
+        sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
         if same:
             target, comp = same[0]
@@ -349,8 +354,7 @@ class LocalModel:
         roles = [(sources[0], kind or _default_role(bucket))] + \
             [(s, "corroborate") for s in sources[1:]]
         body = write.node_body(bucket, name, summary, points, lang, related, roles)
-        description = _description(summary, lang, bucket, name,
-                                   sum(1 for p in points if p.startswith("step: ")))
+        description = _description(summary, lang, bucket, name, points)
         metadata = {"kind": _kind(bucket, kind)}
         return AssistantTurn(
             text=_plan("CREATE", classes),
@@ -376,13 +380,14 @@ class LocalModel:
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
             roles = [(s, "correct") for s in new_sources]
         else:
-            novel = self._novel_points(_distinct([summary, *points]), body)
+            prose = [p for p in points if pts.parse(p).role not in pts.META_ROLES]
+            novel = self._novel_points(_distinct([summary, *prose]), body)
+            parsed = [pts.parse(p) if p in points else pts.Point("point", 0, p) for p in novel]
             if novel:
                 action = "REFINE"
-                steps = [p.partition(": ")[2] for p in novel if p.startswith("step: ")]
-                failures = [p.partition(": ")[2] for p in novel if p.startswith("failure: ")]
-                rest = [p.partition(": ")[2] if p.startswith(("point: ", "why: ", "input: "))
-                        else p for p in novel if not p.startswith(("step: ", "failure: "))]
+                steps = [p.text for p in parsed if p.role == "step"]
+                failures = [p.text for p in parsed if p.role == "failure"]
+                rest = [p.text for p in parsed if p.role not in ("step", "failure")]
                 new_body = body
                 if failures:
                     listed = write.append_to_list(new_body, "Failure modes:", "失败方式：",
@@ -400,11 +405,10 @@ class LocalModel:
                 if rest:
                     new_body = write.insert_before_sources(new_body,
                                                            write.refine_paragraph(rest, lang))
-                roles = [(s, "refine") for s in new_sources]
             else:
                 action = "CORROBORATE"
                 new_body = body
-                roles = [(s, "corroborate") for s in new_sources]
+            roles = _update_roles(sources, new_sources, summary, points, parsed)
         if related:
             new_body = write.insert_before_sources(new_body, write.related_sentence(related, lang))
         new_body = write.add_sources(new_body,
@@ -467,6 +471,30 @@ class LocalModel:
 ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
 
 
+def _update_roles(sources: Sequence[write.SourceInfo], new_sources: Sequence[write.SourceInfo],
+                  summary: str, points: Sequence[str], novel: Sequence[pts.Point]
+                  ) -> list[tuple[write.SourceInfo, str]]:
+    """The role of each source an update adds, with the point it supports: the first new point
+    it contributes (`refine`), else what it restates (`corroborate`)."""
+    index = {s.path: i for i, s in enumerate(sources)}
+    said: dict[int, list[str]] = {0: [summary]}
+    for p in pts.parse_all(points):
+        if p.role not in pts.META_ROLES:
+            said.setdefault(p.source, []).append(p.text)
+    added: dict[int, str] = {}
+    for p in novel:
+        added.setdefault(p.source, p.text)
+    out = []
+    for src in new_sources:
+        i = index.get(src.path, 0)
+        if i in added:
+            out.append((replace(src, claim=added[i]), "refine"))
+        else:
+            restated = (said.get(i) or [summary])[0]
+            out.append((replace(src, claim=restated), "corroborate"))
+    return out
+
+
 def _plan(action: str, classes: dict[str, str]) -> str:
     """The text that goes with a write or edit: the action and the classification of every
     recalled node, read back for the receipt (the engine keeps no state between turns)."""
@@ -477,8 +505,7 @@ def _distinct(items: list[str]) -> list[str]:
     seen: set[str] = set()
     out = []
     for item in items:
-        key = tx.clean_statement(item.partition(": ")[2] if item.startswith(
-            ("point: ", "step: ", "failure: ", "why: ")) else item).lower()
+        key = tx.clean_statement(pts.text_of(item)).lower()
         if key and key not in seen:
             seen.add(key)
             out.append(item)
@@ -493,13 +520,19 @@ def _prose(body: str) -> str:
 
 
 def _description(summary: str, lang: str, bucket: str = "", name: str = "",
-                 steps: int = 0) -> str:
+                 points: Sequence[str] = ()) -> str:
     """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
-    not one), or for a runbook what it does and how many steps it has."""
+    not one), or for a runbook what it does and how many steps it has, worded for the shape of
+    its title (`How to queue a long export, in 4 steps.`, `On-call handover checklist, in 6
+    steps.`)."""
+    parsed = pts.parse_all(points)
+    said = pts.said_of(points)
+    if len(said) > 1:
+        return write.told_description(name, summary, points, lang)
+    steps = sum(1 for p in parsed if p.role == "step")
     if bucket == "procedure" and steps:
-        if lang == "zh":
-            return f"{tx.clean_statement(name)}的操作步骤（{steps} 步）。"
-        return f"How to {write.lower_first(tx.clean_statement(name))}, in {steps} steps."
+        debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
+        return shapes.procedure_description(name, steps, lang, debug=debug)
     text = tx.clean_statement(summary)
     first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
     first = first or text
@@ -511,7 +544,7 @@ def _description(summary: str, lang: str, bucket: str = "", name: str = "",
 
 
 def _kind(bucket: str, kind: str) -> str:
-    if bucket == "wiki" and kind in ("lesson", "finding", "decision"):
+    if kind == "fact" or (bucket == "wiki" and kind in ("lesson", "finding", "decision")):
         return "observation"
     return write.KIND_BY_BUCKET[bucket]
 

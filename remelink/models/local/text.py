@@ -13,6 +13,11 @@ _SENT_END_RE = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 _ABBREV = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.")
 
 
+def word_set(words: str) -> frozenset[str]:
+    """A word list written as running text (one long string reads better than a literal)."""
+    return frozenset(words.split())
+
+
 def is_cjk_text(text: str) -> bool:
     cjk = len(_CJK_RE.findall(text))
     latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
@@ -466,3 +471,83 @@ def main_clause(statement: str) -> str:
     text = clean_statement(statement)
     m = _REASON_RE.search(text)
     return text[: m.start()].rstrip(" ,;:，；：") if m and m.start() > 0 else text
+
+
+# -- titles of facts about people ----------------------------------------------------------------
+_TITLE_ADVERBS = re.compile(r"\b(?:just|really|finally|actually|totally|definitely|also|so|very|"
+                            r"super|pretty|kinda|basically|truly|now|currently|recently)\s+", re.I)
+_DATE_PHRASE = re.compile(
+    r"\s*\b(?:on|in|around|during)\s+(?:the\s+)?(?:(?:night|morning|afternoon|evening|week|"
+    r"weekend)\s+(?:of|before|after)\s+)?(?:(?:Monday|Tuesday|Wednesday|Thursday|Friday|"
+    r"Saturday|Sunday)\s+)?(?:\d{1,2}\s+)?(?:January|February|March|April|May|June|July|August|"
+    r"September|October|November|December)?\s*\d{4}\b|\s*\b(?:a few|\d+)\s+\w+\s+before\s+\d{1,2}"
+    r"\s+\w+\s+\d{4}|\s*\d{4}年\d{1,2}月(?:\d{1,2}日)?(?:之前的一周|之后的一周|这一周|之前的周末|"
+    r"之后的周末)?|\s*\d{4}年")
+_CLAUSE_CUT = re.compile(r"\s*(?:[,;:—–]|\s-\s|\b(?:because|since|so that|but|which|who|while|"
+                         r"although|though|after|before|when|until|as soon as|and then|and "
+                         r"(?=[a-z]+ (?:it|them|her|him)\b))\b)", re.I)
+
+
+def without_dates(text: str) -> str:
+    """The text without date phrases ("on Friday 21 January 2022", "2022年1月21日")."""
+    return " ".join(_DATE_PHRASE.sub("", text).split())
+
+
+def fact_title(statement: str, speaker: str = "", *, max_words: int = 12) -> str:
+    """A fact's title: its main clause under the person's name, without dates and fillers
+    ("Joanna finally finished their first full screenplay and printed it on Friday 21 January
+    2022" -> "Joanna finished their first full screenplay")."""
+    text = clean_statement(statement)
+    if is_cjk_text(text):
+        text = _DATE_PHRASE.sub("", text)
+        clause = re.split(r"[，,。；;：:！？!?]", text)[0].strip() or text
+        return clause[:24].rstrip("的了和与及 ")
+    text = " ".join(_DATE_PHRASE.sub("", text).split())
+    text = re.sub(r"\s*[(（][^)）]*[)）]", "", text)
+    # "As an engineering student, Jolene ...", "When Deborah is overloaded, they use ...": the
+    # leading phrase is circumstance; the title is the clause about the person after it.
+    lead = re.match(r"^([^,;:]{3,80}),\s+(?=\S)", text)
+    if lead and speaker and (not lead.group(1).startswith(speaker) or
+                             re.match(r"(?:when|if|as|after|before|since|because|while|though|"
+                                      r"although|once|until)\b", lead.group(1), re.I)):
+        rest = text[lead.end():]
+        if re.match(rf"(?:{re.escape(speaker)}\b|they\b)", rest):
+            text = rest[:1].upper() + rest[1:]
+            if text.startswith("They "):
+                verb, _, tail = text[5:].partition(" ")
+                fixed = ("will", "would", "can", "could", "should", "must", "might", "may",
+                         "had", "did", "got", "went", "made", "took", "felt")
+                verb = {"are": "is", "have": "has", "were": "was", "do": "does"}.get(
+                    verb, verb if verb.endswith(("s", "ed")) or not verb.isalpha() or
+                    verb in fixed or "'" in verb else verb + "s")
+                text = f"{speaker} {verb} {tail}".strip()
+    head = text
+    m = _CLAUSE_CUT.search(text, len(speaker) + 1 if speaker and text.startswith(speaker) else 0)
+    while m is not None and len(text[:m.start()].split()) < 3:
+        m = _CLAUSE_CUT.search(text, m.end())
+    if m is not None:
+        head = text[:m.start()]
+    head = re.sub(r"[.!?]+$", "", head.strip())
+    first, _, rest = head.partition(" ")
+    head = f"{first} {_TITLE_ADVERBS.sub('', rest)}".strip() if rest else first
+    words = head.split()
+    if len(words) > max_words:
+        # Cut before a preposition or conjunction, never inside a noun phrase.
+        cut = max((i for i, w in enumerate(words[:max_words + 1])
+                   if w.lower() in _CUT_BEFORE and i >= 3), default=max_words)
+        words = words[:cut]
+        while words and words[-1].lower() in _STOP_TAIL:
+            words.pop()
+    title = " ".join(words).strip(" .,:;")
+    return title[:1].upper() + title[1:] if title else text[:60]
+
+
+_CUT_BEFORE = word_set("""with for to at in on from about into by of and or as like over through
+during across around near than that""")
+
+
+def lower_first(text: str) -> str:
+    """`Queue a long export` -> `queue a long export`; acronyms and names keep their case."""
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        return text[0].lower() + text[1:]
+    return text

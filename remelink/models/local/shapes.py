@@ -1,0 +1,88 @@
+"""Title shapes and the template lines built on them, grammatical for every shape (SPEC §7.1).
+
+A runbook's title is a verb phrase (`Queue a long export`), a gerund (`Debugging checkout Redis
+timeouts`), a noun phrase (`On-call handover checklist`) or a sentence (`Exports run as queued
+jobs`); "Use this when you need to ..." fits only the first. Each shape gets its own wording,
+in English and Chinese.
+"""
+
+from __future__ import annotations
+
+import re
+
+from remelink.models.local import text as tx
+
+_VERBS = tx.word_set("""
+add apply archive audit back backfill bootstrap build bump calibrate cancel change check clean
+clear close collect compact configure connect convert copy create cut debug decommission delete
+deploy diagnose disable downgrade drain drop enable encrypt enroll escalate estimate evaluate
+export extend fail fix flush fork freeze generate grant hand handle import index install
+investigate invite issue keep kill label launch list load lock log merge migrate mirror monitor
+mount move notify offboard onboard open pause patch pin plan prepare profile promote provision
+prune publish purge queue rebase rebuild reboot recover redeploy refresh register reindex release
+reload remove rename renew repair replace replay report request reset resize restart restore
+resume retire retry revert review revoke roll rollback rotate run scale schedule seed send set
+setup ship shrink sign snapshot split start stop submit switch sync tag test throttle trace
+train transfer triage trim tune turn unblock unlock update upgrade upload validate verify
+warm watch wipe write
+""")
+_FINITE = re.compile(r"\b(?:is|are|was|were|must|should|will|can|cannot|can't|needs?|has|have|"
+                     r"runs?|goes|takes|gets|fails?|breaks?|works?|uses?|prefers?|likes?|wants?)\b",
+                     re.I)
+
+
+def shape(title: str) -> str:
+    """`verb`, `gerund`, `noun` or `sentence` (English); CJK titles are `noun` or `verb`."""
+    text = tx.clean_statement(title)
+    if tx.is_cjk_text(text):
+        nouns = r"(?:清单|流程|规范|指南|手册|步骤|方案|检查表|模板)$"
+        return "noun" if re.search(nouns, text) else "verb"
+    first = text.split(" ", 1)[0].lower() if text else ""
+    if first in _VERBS:
+        return "verb"
+    if first.endswith("ing") and len(first) > 4:
+        return "gerund"
+    if _FINITE.search(text):
+        return "sentence"
+    return "noun"
+
+
+def when_line(title: str, lang: str) -> str:
+    """When to use a runbook, from its title alone (used when the notes give no trigger)."""
+    text = tx.clean_statement(title)
+    kind = shape(text)
+    if lang == "zh":
+        return f"适用场景：{text}。" if kind == "noun" else f"适用场景：需要{text}时。"
+    low = tx.lower_first(text)
+    if kind == "verb":
+        return f"Use this when you need to {low}."
+    if kind == "gerund":
+        return f"Use this when {low}."
+    if kind == "sentence":
+        return f"Use this when {low}."
+    return f"Use this as the {low}." if re.search(
+        r"\b(?:checklist|runbook|playbook|procedure|process|guide|steps|recipe|routine)$",
+        low, re.I) else f"Use this for {low}."
+
+
+def trigger_line(trigger: str, lang: str) -> str:
+    """When to use a runbook, from the notes (a symptom, the situation it was written for)."""
+    text = tx.clean_statement(trigger).rstrip("。.!！")
+    if lang == "zh":
+        return f"适用场景：{text}。"
+    return f"Use this when {tx.lower_first(text)}."
+
+
+def procedure_description(title: str, steps: int, lang: str, *, debug: bool = False) -> str:
+    text = tx.clean_statement(title)
+    if lang == "zh":
+        if debug:
+            return f"{text}：现象、原因、修复（{steps} 步）和教训。"
+        return f"{text}的操作步骤（{steps} 步）。"
+    kind = shape(text)
+    count = f"{steps} step{'s' if steps != 1 else ''}"
+    if debug:
+        return f"{text}: symptom, cause, the fix in {count}, and the lesson."
+    if kind == "verb":
+        return f"How to {tx.lower_first(text)}, in {count}."
+    return f"{text}, in {count}."
