@@ -42,7 +42,7 @@ sys.path.insert(0, str(HERE.parent))
 import yaml  # noqa: E402
 from _report import machine, write_section  # noqa: E402
 from locomo import Conversation, load, write_vault  # noqa: E402
-from locomo_eval import TfIdf, Node, boilerplate, chatter, read_nodes, states, terms  # noqa: E402
+from locomo_eval import Node, TfIdf, boilerplate, chatter, read_nodes, states, terms  # noqa: E402
 
 LABELS = HERE / "locomo" / "tag_labels.yaml"
 QUESTION_CATEGORIES = (1, 2, 3, 4)
@@ -240,7 +240,7 @@ def report(results: list[Result], calibration: tuple[float, float],
                 f"{len(total.boilerplate)} | {total.failed} failed |")
     cover = ["| conversation | notes | with a verdict | with a unit | units | units per note | "
              "extraction |", "|---|---|---|---|---|---|---|"]
-    for r in results + [total]:
+    for r in [*results, total]:
         cover.append(f"| {r.sample_id} | {r.sessions} | {_ratio(r.with_verdict, r.sessions)} | "
                      f"{_ratio(r.with_units, r.sessions)} | {r.units} | "
                      f"{_ratio(r.units, r.sessions)} | {r.extract_seconds:.2f} s |")

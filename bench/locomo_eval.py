@@ -34,14 +34,19 @@ from pathlib import Path
 
 import yaml
 
-STOP = frozenset("""
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+STOP = frozenset(_words("""
 a an the and or but if then so to of in on at by for with from as into about over after before
 is are was were be been being am have has had do does did will would can could should may might
 must shall it its this that these those there here what which who whom whose when where why how
 i me my mine myself we us our ours you your yours he him his she her they them their theirs
 themselves himself herself not no yes all any some every each both very up out off down again
 once only own same than too just now also really so such more most other s t ve ll re d m
-""".split())
+"""))
 _WORD_RE = re.compile(r"[a-z0-9]+")
 _LINK_RE = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|[^\]]*)?\]\]")
 _SOURCES_RE = re.compile(r"^##[ \t]+sources\b.*$", re.I | re.M)
@@ -57,12 +62,12 @@ _SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "ied", "edl
 # Dates are compared as content only once resolved: the engine writes "in the week before
 # 7 November 2022" where the annotator wrote "last week", so words of relative time are not
 # content terms on either side.
-TEMPORAL = frozenset("""
+TEMPORAL = frozenset(_words("""
 yesterday today tonight tomorrow week weeks weekend month months year years day days ago last
 next recently lately morning evening afternoon night currently soon before after earlier later
 monday tuesday wednesday thursday friday saturday sunday january february march april may june
 july august september october november december
-""".split())
+"""))
 
 
 def stem(word: str) -> str:

@@ -104,7 +104,7 @@ def nouns(facts: Sequence[Fact], names: set[str]) -> set[str]:
                 modifier[key] += 1  # "homeless shelter", "a tough time": a modifier
             if before and before[-1] in _VERB_CONTEXT:
                 verbs.add(key)  # "to sign", "they chat": used as a verb
-            if any(b in _DETERMINERS for b in before) and not low.endswith(("ed", "ing")) or \
+            if (any(b in _DETERMINERS for b in before) and not low.endswith(("ed", "ing"))) or \
                     (before and before[-1] in _DETERMINERS):
                 out.add(key)
     return {k for k in out - verbs if modifier[k] * 2 < seen[k]}

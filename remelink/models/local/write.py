@@ -24,10 +24,26 @@ from remelink.models.local.edits import end as _end
 from remelink.models.local.sources import SourceInfo, source_sentence, sources_of
 
 # The engine's writing API (the additive edits live in edits.py, Sources sentences in sources.py).
-__all__ = ["KIND_BY_BUCKET", "SourceInfo", "add_sources", "append_steps", "append_to_list",
-           "condense", "correction_line", "told_description", "edit_span", "insert_after_sentence",
-           "insert_before_sources", "lower_first", "node_body", "refine_paragraph",
-           "related_sentence", "source_sentence", "sources_of", "weave"]
+__all__ = [
+    "KIND_BY_BUCKET",
+    "SourceInfo",
+    "add_sources",
+    "append_steps",
+    "append_to_list",
+    "condense",
+    "correction_line",
+    "edit_span",
+    "insert_after_sentence",
+    "insert_before_sources",
+    "lower_first",
+    "node_body",
+    "refine_paragraph",
+    "related_sentence",
+    "source_sentence",
+    "sources_of",
+    "told_description",
+    "weave",
+]
 
 KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "concept"}
 _LABELS = {
