@@ -380,7 +380,10 @@ class LocalModel:
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
             roles = [(s, "correct") for s in new_sources]
         else:
-            prose = [p for p in points if pts.parse(p).role not in pts.META_ROLES]
+            # Background a note gives for its claim (its context, a follow-up) is not new
+            # material for a node that already holds the claim.
+            prose = [p for p in points
+                     if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
             novel = self._novel_points(_distinct([summary, *prose]), body)
             parsed = [pts.parse(p) if p in points else pts.Point("point", 0, p) for p in novel]
             if novel:

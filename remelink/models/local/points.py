@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 PROSE_ROLES = ("step", "failure", "why", "point", "input", "symptom", "cause", "outcome",
-               "lesson", "context", "apply", "followup")
+               "lesson", "context", "apply", "followup", "check")
 META_ROLES = ("said",)
 _POINT_RE = re.compile(r"^([a-z]+)(?:@(\d+))?: (.*)$", re.S)
 

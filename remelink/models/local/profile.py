@@ -176,7 +176,7 @@ def group(items: Sequence[Said], names: Sequence[str]) -> list[Candidate]:
             free -= set(members)
         for i in sorted(free):
             fact = items[i].fact
-            title = tx.fact_title(fact.statement, fact.speaker)
+            title = tx.fact_title(fact.core, fact.speaker)
             if _specific(fact, names) and _own(title, fact.speaker, names):
                 out.append(_candidate([items[i]], title))
     out.sort(key=lambda c: c.order)

@@ -21,7 +21,7 @@ _ROLE = {
     "en": {
         "procedure": "The steps were recorded in",
         "failure": "The failure modes were recorded in",
-        "debug": "The debugging session (symptom, cause, fix and lesson) was recorded in",
+        "debug": "The {parts} were recorded in",
         "preference": "This preference was stated in",
         "decision": "The decision was recorded in",
         "rule": "The rule was recorded in",
@@ -36,7 +36,7 @@ _ROLE = {
     "zh": {
         "procedure": "操作步骤记录于",
         "failure": "失败方式记录于",
-        "debug": "这次排查（现象、原因、修复和教训）记录于",
+        "debug": "{parts}记录于",
         "preference": "这一偏好记录于",
         "decision": "该决定记录于",
         "rule": "该规则记录于",
@@ -58,6 +58,7 @@ class SourceInfo:
     title: str
     said: pt.Said | None = None  # who said it, when, in which turns (conversations)
     claim: str = ""              # the point this source supports, when it is not the statement
+    parts: tuple[str, ...] = ()  # what a debugging log gave: symptom, cause, steps, lesson
 
 
 def sources_of(paths: Sequence[str], titles: dict[str, str], points: Sequence[str]
@@ -69,8 +70,26 @@ def sources_of(paths: Sequence[str], titles: dict[str, str], points: Sequence[st
     for p in pt.parse_all(points):
         if p.role not in pt.META_ROLES and p.source and p.source not in claims:
             claims[p.source] = p.text
-    return [SourceInfo(path, titles.get(path, ""), said.get(i), claims.get(i, ""))
+    roles = {p.role for p in pt.parse_all(points) if p.source == 0}
+    parts = tuple(r for r in ("symptom", "cause", "check", "step", "outcome", "lesson")
+                  if r in roles)
+    return [SourceInfo(path, titles.get(path, ""), said.get(i), claims.get(i, ""),
+                       parts if i == 0 else ())
             for i, path in enumerate(paths)]
+
+
+_PART_NAMES = {"en": {"symptom": "symptom", "cause": "cause", "check": "diagnosis",
+                      "step": "fix", "outcome": "result", "lesson": "lesson"},
+               "zh": {"symptom": "现象", "cause": "原因", "check": "排查", "step": "修复",
+                      "outcome": "结果", "lesson": "教训"}}
+
+
+def _parts(parts: Sequence[str], lang: str) -> str:
+    names = [_PART_NAMES[lang][p] for p in parts] or (["debugging notes"] if lang == "en"
+                                                       else ["排查记录"])
+    if lang == "zh":
+        return "、".join(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def short(claim: str, lang: str) -> str:
@@ -138,11 +157,12 @@ def source_sentence(src: SourceInfo, role: str, lang: str) -> str:
         if claim and role in ("corroborate", "refine"):
             verb = "再次说明了" if role == "corroborate" else "补充了"
             return f"[[{src.path}]]{suffix}{verb}这一点：{claim}。"
-        phrase = _ROLE["zh"].get(role, _ROLE["zh"]["fact"])
+        phrase = _ROLE["zh"].get(role, _ROLE["zh"]["fact"]).format(parts=_parts(src.parts, "zh"))
         return f"{phrase} [[{src.path}]]{suffix}。"
     suffix = f" (\u201c{title}\u201d)" if title else ""
     if claim and role in ("corroborate", "refine"):
         verb = "restates this" if role == "corroborate" else "adds"
         return f"[[{src.path}]]{suffix} {verb}: {claim}."
-    phrase = _ROLE["en"].get(role, _ROLE["en"]["fact"])
+    phrase = _ROLE["en"].get(role, _ROLE["en"]["fact"]).format(parts=_parts(src.parts, "en"))
+    phrase = phrase[:1].upper() + phrase[1:]
     return f"{phrase} [[{src.path}]]{suffix}."

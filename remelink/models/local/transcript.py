@@ -36,8 +36,8 @@ _TURN_RES = (
     re.compile(rf"^\*\*(?P<name>{_NAME}|{_NAME_ZH})\*\*\s*(?:\((?P<id1>{_ID})\))?\s*[:：]\s*"
                r"(?P<text>.+)$"),
     re.compile(rf"^\*\*(?P<name>{_NAME}|{_NAME_ZH})\s*[:：]\*\*\s*(?P<text>.+)$"),
-    re.compile(rf"^(?:{_STAMP}\s+)?<(?P<name>{_NAME})>\s+(?P<text>.+)$"),
-    re.compile(rf"^(?:{_STAMP}\s+)?(?:\[?(?P<id2>D\d+:\d+)\]?\s+)?(?P<name>{_NAME}|{_NAME_ZH})"
+    re.compile(rf"^(?:(?P<clock>{_STAMP})\s+)?<(?P<name>{_NAME})>\s+(?P<text>.+)$"),
+    re.compile(rf"^(?:(?P<clock>{_STAMP})\s+)?(?:\[?(?P<id2>D\d+:\d+)\]?\s+)?(?P<name>{_NAME}|{_NAME_ZH})"
                rf"\s*(?:[(\[](?P<id1>{_ID})[)\]])?\s*[:：]\s+?(?P<text>\S.*)$"),
 )
 # Labels written like a speaker ("Decision: ...", "Why: ...") are never speakers.
@@ -74,6 +74,10 @@ class Fact:
     points: list[str] = field(default_factory=list)
     turn_ids: list[str] = field(default_factory=list)
     lang: str = "en"
+    core: str = ""  # the first thing the speaker told about themselves: what the title says
+
+    def __post_init__(self) -> None:
+        self.core = self.core or self.statement
 
 
 def _match(line: str) -> tuple[str, str, str] | None:
@@ -88,7 +92,8 @@ def _match(line: str) -> tuple[str, str, str] | None:
         if re.fullmatch(_NAME_ZH, name) and len(name) > 4:
             return None
         groups = m.groupdict()
-        turn_id = groups.get("id1") or groups.get("id2") or ""
+        clock = (groups.get("clock") or "").strip("[]() ")
+        turn_id = groups.get("id1") or groups.get("id2") or clock
         return name, turn_id, m.group("text").strip()
     return None
 
@@ -128,7 +133,7 @@ def parse(body: str) -> list[Turn] | None:
 def _sentences(text: str) -> list[str]:
     # "Woo! I finally finished...": exclamations end sentences too, and a dash aside stays.
     parts = []
-    for piece in tx.sentences(text):
+    for piece in tx.sentences(text, clauses=False):
         parts += [p for p in re.split(r"(?<=[!])\s+", piece) if p.strip()]
     return parts
 
@@ -140,6 +145,7 @@ def facts(turns: list[Turn], day: date | None) -> list[Fact]:
     speakers = tuple(dict.fromkeys(t.speaker for t in turns))
     out: list[Fact] = []
     last_fact: dict[str, tuple[int, Fact]] = {}
+    waiting: dict[str, tuple[list[str], list[str], int]] = {}
     for index, turn in enumerate(turns):
         others = [s for s in speakers if s != turn.speaker]
         other = others[0] if len(others) == 1 else ""
@@ -159,8 +165,12 @@ def facts(turns: list[Turn], day: date | None) -> list[Fact]:
         if turn.photo and (told or details):
             details.append(speech.photo_sentence(turn.photo, turn.speaker, lang))
         if told:
-            new = Fact(turn.speaker, told[0], [*told[1:], *details],
-                       [turn.turn_id] if turn.turn_id else [], lang)
+            ahead = waiting.pop(turn.speaker, None)
+            lead, lead_ids = (ahead[0], ahead[1]) if ahead and index - ahead[2] <= ANSWER_REACH \
+                else ([], [])
+            new = Fact(turn.speaker, " ".join([*lead, told[0]]), [*told[1:], *details],
+                       [*lead_ids, *([turn.turn_id] if turn.turn_id else [])], lang,
+                       core=told[0])
             out.append(new)
             last_fact[turn.speaker] = (index, new)
         elif details and turn.speaker in last_fact and \
@@ -170,6 +180,10 @@ def facts(turns: list[Turn], day: date | None) -> list[Fact]:
             earlier.points += details
             if turn.turn_id:
                 earlier.turn_ids.append(turn.turn_id)
+        elif details:
+            # News before the speaker's own part in it ("Acme escalated yesterday: ..." then
+            # "I traced it to ..."): kept for their next fact.
+            waiting[turn.speaker] = (details, [turn.turn_id] if turn.turn_id else [], index)
     return out
 
 

@@ -72,7 +72,7 @@ _EN_RE = re.compile(
     r"\b(?:(?P<yesterday>the day before yesterday|yesterday)|(?P<today>today|tonight|"
     r"this (?:morning|afternoon|evening))|(?P<lastnight>last night)|"
     r"(?P<tomorrow>the day after tomorrow|tomorrow)|"
-    r"(?:(?P<dir>last|next|this|on|past) (?P<unit>week|weekend|month|year|"
+    r"(?:(?P<dir>last|next|this|on|past|by|until|till) (?P<unit>week|weekend|month|year|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|fall|autumn|"
     r"winter))|"
     r"(?:(?:a |about |around )?(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
@@ -122,6 +122,8 @@ def _relative_unit(direction: str, unit: str, day: date, said: str) -> str:
             return said
         # "on Friday" in a past-tense report means the last one; the caller cannot tell the
         # tense, and a conversation mostly reports what happened: treat it as the last one.
+        if direction in ("by", "until", "till"):  # a deadline: the coming one
+            return f"{direction} {unit.capitalize()} {english(_weekday(day, unit, 1))}"
         when = _weekday(day, unit, 1 if direction == "next" else -1)
         return f"on {unit.capitalize()} {english(when)}"
     if unit == "week":

@@ -49,11 +49,11 @@ KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "c
 _LABELS = {
     "en": {"why": "Why: ", "apply": "How to apply: ", "context": "Context: ",
            "followup": "Follow-up: ", "symptom": "Symptom: ", "cause": "Cause: ",
-           "fix": "Fix:", "outcome": "Result: ", "lesson": "Lesson: ", "inputs": "Inputs:",
-           "failures": "Failure modes:"},
+           "fix": "Fix:", "check": "Diagnosis:", "outcome": "Result: ", "lesson": "Lesson: ",
+           "inputs": "Inputs:", "failures": "Failure modes:"},
     "zh": {"why": "原因：", "apply": "如何应用：", "context": "背景：", "followup": "后续：",
-           "symptom": "现象：", "cause": "原因：", "fix": "修复：", "outcome": "结果：",
-           "lesson": "教训：", "inputs": "输入：", "failures": "失败方式："},
+           "symptom": "现象：", "cause": "原因：", "fix": "修复：", "check": "排查：",
+           "outcome": "结果：", "lesson": "教训：", "inputs": "输入：", "failures": "失败方式："},
 }
 
 
@@ -112,15 +112,12 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         # A debugging session: when it applies is its symptom; the fix is the steps; what was
         # measured after the fix is its result, not a step; the lesson stands on its own line.
         symptom = roles.get("symptom", [])
-        parts.append(shapes.trigger_line(symptom[0], lang) if symptom else
+        parts.append(_labelled("symptom", symptom, lang) if symptom else
                      shapes.when_line(name, lang))
-        facts = []
-        if symptom[1:]:
-            facts.append(_labelled("symptom", symptom[1:], lang))
         if roles.get("cause"):
-            facts.append(_labelled("cause", roles["cause"], lang))
-        if facts:
-            parts.append("\n".join(facts))
+            parts.append(_labelled("cause", roles["cause"], lang))
+        if roles.get("check"):
+            parts.append(_listed("check", roles["check"], lang, numbered=True))
         if steps:
             parts.append(_listed("fix", steps, lang, numbered=True))
         if roles.get("outcome"):
@@ -128,7 +125,9 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         if roles.get("lesson"):
             parts.append(_labelled("lesson", roles["lesson"], lang))
     else:
-        when = shapes.trigger_line(roles["context"][0], lang) if roles.get("context") else \
+        # When to use it: the note's own words for it if it has them ("Run through this every
+        # Monday when the rotation changes."), else a line built on the title.
+        when = _end(roles["context"][0], lang) if roles.get("context") else \
             shapes.when_line(name, lang)
         # The summary is the unit's claim (`exports over 30 s run as queued jobs`): the
         # runbook keeps it next to the steps, or the node would lose what the unit said.
@@ -254,7 +253,7 @@ def condense(text: str, lang: str, limit: int = MAX_WORDS) -> str:
     a long summary is cut at a sentence end, never rewritten."""
     out: list[str] = []
     size = 0.0
-    for sentence in tx.sentences(tx.clean_statement(text)):
+    for sentence in tx.sentences(tx.clean_statement(text), clauses=False):
         cost = len(sentence) / 2.5 if tx.is_cjk_text(sentence) else len(sentence.split())
         if out and size + cost > limit:
             break
