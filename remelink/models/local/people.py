@@ -86,8 +86,8 @@ _PERSON_FACT_RE = re.compile(
     r"leaving|left|will lead|leads|will own|owns|took over|takes over|is responsible for|"
     r"will be responsible for|is on leave|starts at|started at|is taking over|reports to|"
     r"was promoted|got promoted|is back from|returns from)\b", re.I)
-_PERSON_FACT_ZH_RE = re.compile(r"^[\u4e00-\u9fff]{2,3}(?:下个月|下周|明年|今年|从\S{1,8})?(?:开始)?"
-                                r"(?:负责|加入|离职|调到|搬到|接手|调岗|休假|升任|转岗)")
+_PERSON_FACT_ZH_RE = re.compile(r"^[\u4e00-\u9fff]{2,3}(?:下个月|下周|明年|今年|从\S{1,8})?"
+                                r"(?:开始)?(?:负责|加入|离职|调到|搬到|接手|调岗|休假|升任|转岗)")
 
 
 def about_person(text: str, person: str | None) -> bool:
