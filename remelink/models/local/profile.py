@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from remelink.models.local import points as pt
 from remelink.models.local import speech
@@ -24,7 +25,8 @@ from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.models.local.transcript import Fact
 
-MAX_FACTS = 12     # facts per unit: a node stays an entry, not a transcript
+MAX_SENTENCES = 16  # sentences per unit: a node stays an entry, not a transcript
+MAX_DETAILS = 6     # details kept with each fact of a topic entry
 MIN_SHARED = 2    # facts that must share a topic
 WEIGHT = 2.0
 MIN_WORDS_ALONE = 5  # distinct content words of a fact that shares no topic (LoCoMo-tuned)
@@ -49,6 +51,8 @@ photo photos pic pics picture pictures image images shot shots snapshot photogra
 together alone anymore yourself myself themselves everyone anyone somebody reply
 one ones hand importance rest end lots bunch couple plenty deal while chance level
 """)
+_VAGUE = tx.word_set("""it this that these those her him them there here one ones something
+activity thing stuff""")
 _VERB_CONTEXT = tx.word_set("""to they i we he she will would can could should must might
 don't didn't doesn't won't can't never always""")
 _DETERMINERS = tx.word_set("""a an the their his her my our its this that these those some any
@@ -167,12 +171,14 @@ def group(items: Sequence[Said], names: Sequence[str]) -> list[Candidate]:
             if len(members) < MIN_SHARED:
                 continue
             surface = Counter(topics[i][key] for i in members).most_common(1)[0][0]
-            for start in range(0, len(members), MAX_FACTS):
-                chunk = members[start:start + MAX_FACTS]
-                if len(chunk) == 1 and start:
-                    chunk = members[start - 1:start + 1]  # never a topic of one late fact
-                out.append(_candidate([items[i] for i in chunk],
-                                      _title(speaker, surface, items[chunk[0]].fact.lang)))
+            lang = items[members[0]].fact.lang
+            chunks = _split(members, items)
+            for chunk in chunks:
+                title = _title(speaker, surface, lang)
+                if len(chunks) > 1:  # a long-running topic, one entry per period
+                    period = _period([items[i].day for i in chunk], lang)
+                    title = f"{title}（{period}）" if lang == "zh" else f"{title}, {period}"
+                out.append(_candidate([items[i] for i in chunk], title))
             free -= set(members)
         for i in sorted(free):
             fact = items[i].fact
@@ -181,6 +187,42 @@ def group(items: Sequence[Said], names: Sequence[str]) -> list[Candidate]:
                 out.append(_candidate([items[i]], title))
     out.sort(key=lambda c: c.order)
     return out
+
+
+def _split(members: list[int], items: Sequence[Said]) -> list[list[int]]:
+    """A topic too big for one node, in chronological chunks of at most MAX_SENTENCES
+    sentences (a fact and its details), a late single fact kept with the chunk before it."""
+    out: list[list[int]] = []
+    size = 0
+    for i in members:
+        cost = 1 + min(len(items[i].fact.points), MAX_DETAILS)
+        if out and size + cost <= MAX_SENTENCES:
+            out[-1].append(i)
+            size += cost
+        else:
+            out.append([i])
+            size = cost
+    if len(out) > 1 and len(out[-1]) == 1:
+        last = out.pop()
+        out[-1] += last
+    return out
+
+
+def _period(days: Sequence[str], lang: str) -> str:
+    """`April to May 2023`, `March 2023`, `2022年4月至5月` from ISO days."""
+    months = sorted({d[:7] for d in days if len(d) >= 7})
+    if not months:
+        return ""
+    first, last = months[0], months[-1]
+    def name(ym: str, year: bool) -> str:
+        y, m = int(ym[:4]), int(ym[5:7])
+        if lang == "zh":
+            return f"{y}年{m}月" if year else f"{m}月"
+        return f"{date(y, m, 1):%B}" + (f" {y}" if year else "")
+    if first == last:
+        return name(first, True)
+    sep = "至" if lang == "zh" else " to "
+    return f"{name(first, first[:4] != last[:4])}{sep}{name(last, True)}"
 
 
 def _specific(fact: Fact, names: Sequence[str]) -> bool:
@@ -199,6 +241,12 @@ def _own(title: str, speaker: str, names: Sequence[str]) -> bool:
     picture John all laughing" is a reaction to John's news)."""
     if not title.startswith(speaker):
         return False
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", title[len(speaker):])]
+    if words and words[-1] in _VAGUE:
+        return False  # "Jolene got her", "... if they do this": about something unnamed
+    solid = [w for w in words if not speech.is_stop(w) and w not in _GENERIC and w not in _VAGUE]
+    if len(solid) < 2:
+        return False
     return not any(n != speaker and re.search(rf"\b{re.escape(n)}\b", title) for n in names)
 
 
@@ -216,7 +264,7 @@ def _candidate(facts: Sequence[Said], name: str) -> Candidate:
         if f is first:
             continue
         points.append(pt.Point("point", k, f.fact.statement).format())
-        points += [pt.Point("point", k, p).format() for p in f.fact.points]
+        points += [pt.Point("point", k, p).format() for p in f.fact.points[:MAX_DETAILS]]
     for k, ids in turns.items():
         points.append(pt.said(first.fact.speaker, next(f.day for f in facts if f.path == paths[k]),
                               ids, k))

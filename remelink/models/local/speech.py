@@ -39,9 +39,15 @@ _LEAD_ZH_RE = re.compile(r"^(?:(?:哈+|嗯+|哇+|啊+|哦+|噢+|嘿+|嗨|好的|
                          r"不客气|没问题)[，,！!。～~\s]*)+")
 
 _REACTION_RE = re.compile(
-    r"^(?:(?:that|this|it|which)(?:'s| is| was| sounds| looks| seems| must(?: have)? be(?:en)?|"
-    r" would be| will be| feels| means)|sounds|looks like|seems like|what an?\b|how (?:cool|fun|"
-    r"nice|great|sweet|awesome|amazing|wonderful|exciting|lovely|beautiful)|you|your|good luck|"
+    r"^(?:(?:that|this|which)(?:'s| is| was| sounds| looks| seems| must(?: have)? be(?:en)?|"
+    r" would be| will be| feels| means)|it(?:'s| is| was| sounds| looks| seems| must(?: have)? "
+    r"be(?:en)?| would be| will be| feels)\s+(?:(?:so|really|such|pretty|very|super|just|"
+    r"totally|truly|always|definitely)\s+)*(?:an?\s+)?(?:great|awesome|amazing|cool|nice|"
+    r"wonderful|fantastic|incredible|fun|good|lovely|beautiful|sweet|adorable|cute|exciting|"
+    r"inspiring|impressive|crazy|wild|important|worth|the best|true|"
+    r"understandable|a blast|a bummer|okay|ok)\b|sounds|looks like|seems like|what an?\b|"
+    r"how (?:cool|fun|nice|great|sweet|awesome|amazing|wonderful|exciting|lovely|beautiful)|"
+    r"you|your|good luck|"
     r"best of luck|take care|keep (?:it up|up|going|me posted|pushing|doing)|hope (?:you|it|"
     r"that|so|to)|can't wait|talk (?:soon|later|to you)|see you|catch you|bye|cheers|love "
     r"(?:that|it|this)|same here|me too|agreed|i know(?: what| how| right|,|$)|i agree|"
@@ -61,7 +67,8 @@ _REACTION_RE = re.compile(
     r"care|fun|me)\b)", re.I)
 # Catching-up talk: "Been a busy week since we talked."
 _CATCHING_UP_RE = re.compile(
-    r"\bsince (?:we|i) (?:last )?(?:talked|spoke|chatted|caught up|saw each other)\b|"
+    r"\s*\bsince (?:(?:we|i) (?:last )?|last (?:we|i) )(?:talked|spoke|chatted|caught up|"
+    r"saw each other)\b|"
     r"\bfill you in\b|\bcatch(?:ing)? up\b|"
     r"\b(?:crazy|cool|big|awesome|exciting|amazing) (?:things?|news|stuff) "
     r"(?:happened|to share)\b|"
@@ -177,14 +184,20 @@ def fact_sentence(sentence: str, names: tuple[str, ...] = (), *, min_words: int 
         if is_reaction(text) or not about_self(text) or len(core) < 5:
             return None
         return text
-    if is_reaction(text) or not about_self(text) or _CATCHING_UP_RE.search(text):
+    # "Something cool happened since we last talked - I got to go to a workshop": the
+    # catching-up words go, what follows them stays.
+    text = re.sub(r"\s+([,;:.!])", r"\1", _CATCHING_UP_RE.sub("", text)).strip(" ,;:-—–")
+    text = text[:1].upper() + text[1:]
+    if not text or is_reaction(text) or not about_self(text):
         return None
     if _ADVICE_RE.search(text) and not _SINGULAR_SELF_RE.search(text):
         return None  # advice to the other person ("Taking time for yourself ... helps")
     if not _SINGULAR_SELF_RE.search(text) and not _SUBJECTLESS_RE.match(text) and \
             not _CONCRETE_RE.search(text):
         return None
-    if len(content_words(text, names)) < min_words:
+    # A number or a name says something on its own ("Been doing it for 3 years").
+    concrete = len(re.findall(r"\b\d+\b|(?<!^)(?<![.!?] )\b[A-Z][a-z]+", text))
+    if len(content_words(text, names)) + min(concrete, 1) < min_words:
         return None
     return text
 
