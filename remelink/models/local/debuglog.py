@@ -20,14 +20,14 @@ _OUTCOME_RE = re.compile(
     r"\b(?:back to|back under|recovered|resolved|returned to|dropped (?:back )?to|went (?:down|"
     r"back)|is back|are back|normal again|stable again|no (?:more|further) (?:errors|timeouts|"
     r"alerts)|error rate (?:fell|dropped)|within \d+ (?:s|sec|seconds|min|minutes))\b|恢复|降到|"
-    r"回落|正常了", re.I)
+    r"回落|正常了|降至", re.I)
 _FIX_RE = re.compile(
     r"^(?:disabled?|replaced?|rolled back|roll back|restarted|restart|redeployed|redeploy|fixed|"
     r"fix|patched|patch|reverted|revert|increased|increase|added|add|removed|remove|scaled|scale|"
     r"bumped|bump|switched|switch|moved|move|set|changed|change|raised|raise|lowered|lower|"
     r"killed|kill|drained|drain|flushed|flush|upgraded|upgrade|pinned|pin|throttled|throttle|"
-    r"blocked|block|rotated|rotate|deployed|deploy|enabled|enable|purged|purge|"
-    r"关闭|替换|回滚|重启|修复|扩容|升级|删除|增加|改为|切换)\b", re.I)
+    r"blocked|block|rotated|rotate|deployed|deploy|enabled|enable|purged|purge)\b|"
+    r"^(?:关闭|替换|回滚|重启|修复|扩容|升级|删除|增加|改为|切换|禁用|重新发布)", re.I)
 _LABEL_RE = re.compile(
     r"^(?P<label>symptoms?|root cause|cause|fix(?:ed by)?|resolution|solution|"
     r"lessons?(?: learned)?|takeaways?|result|outcome|impact|"

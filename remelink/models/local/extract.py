@@ -123,6 +123,11 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
     # Facts about people are grouped by topic across the whole batch (profile.py); other
     # candidates merge when they state the same thing.
     people = profile.group(said, sorted(speakers))
+    told = {p for c in people for p in c.paths}
+    for item in said:
+        if item.path not in told and item.path not in skipped:
+            skipped[item.path] = ("a conversation with only passing remarks: nothing anyone "
+                                  "tells about themselves is specific enough to keep")
     units = sorted(merge(candidates, same) + people, key=lambda c: c.order)
     out: list[dict[str, object]] = []
     for c in units:

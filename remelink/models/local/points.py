@@ -72,8 +72,7 @@ def said_of(points: Iterable[str]) -> dict[int, Said]:
         p = parse(raw)
         if p.role != "said":
             continue
-        speaker, _, rest = p.text.partition("; ")
-        day, _, turns = rest.partition("; ")
+        speaker, day, turns = ([*p.text.split(";"), "", ""])[:3]
         out[p.source] = Said(speaker.strip(), day.strip(),
                              tuple(t.strip() for t in turns.split(",") if t.strip()))
     return out

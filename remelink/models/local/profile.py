@@ -231,8 +231,11 @@ def _specific(fact: Fact, names: Sequence[str]) -> bool:
     if fact.lang == "zh":
         return len(re.findall(f"[{tx.CJK}]", " ".join([fact.statement, *fact.points]))) >= \
             MIN_CJK_ALONE
-    words = speech.content_words(" ".join([fact.statement, *fact.points]), tuple(names))
-    return len({w for w in words if w not in _GENERIC}) >= MIN_WORDS_ALONE
+    text = " ".join([fact.statement, *fact.points])
+    words = speech.content_words(text, tuple(names))
+    # A dated event ("got back from a road trip on 22 January 2023") is specific in itself.
+    dated = 2 if tx.without_dates(text) != " ".join(text.split()) else 0
+    return len({w for w in words if w not in _GENERIC}) + dated >= MIN_WORDS_ALONE
 
 
 def _own(title: str, speaker: str, names: Sequence[str]) -> bool:
@@ -241,10 +244,13 @@ def _own(title: str, speaker: str, names: Sequence[str]) -> bool:
     picture John all laughing" is a reaction to John's news)."""
     if not title.startswith(speaker):
         return False
+    if tx.is_cjk_text(title):
+        return not re.search(r"(?:这个|那个|它|这|那)$", title)
     words = [w.lower() for w in re.findall(r"[A-Za-z']+", title[len(speaker):])]
     if words and words[-1] in _VAGUE:
         return False  # "Jolene got her", "... if they do this": about something unnamed
-    solid = [w for w in words if not speech.is_stop(w) and w not in _GENERIC and w not in _VAGUE]
+    solid = [w for w in words if not speech.is_stop(w) and w not in _GENERIC and w not in _VAGUE
+             and "'" not in w and len(w) > 2 and w not in ("yet", "anymore", "either")]
     if len(solid) < 2:
         return False
     return not any(n != speaker and re.search(rf"\b{re.escape(n)}\b", title) for n in names)

@@ -144,7 +144,8 @@ def _clause(claim: str) -> str:
               "Each", "All", "Some", "Our", "Their", "They", "After", "Before", "When", "Since",
               "While", "On", "In", "At", "For", "From", "With", "Last", "Next", "Now", "Then",
               "Once", "Sometimes", "Recently", "Lately", "Both", "Everyone", "Everything")
-    return tx.lower_first(claim) if first in common else claim
+    return tx.lower_first(claim) if first in common or first.startswith(("It'", "That'",
+                                                                            "There'")) else claim
 
 
 def source_sentence(src: SourceInfo, role: str, lang: str) -> str:

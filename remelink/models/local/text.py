@@ -130,7 +130,9 @@ def has_cue(text: str, cues: tuple[str, ...]) -> bool:
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?|[" + CJK + r"]+")
 _STOP_TAIL = {"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with",
-              "that", "which", "is", "are", "be", "any", "all", "its", "their", "this"}
+              "that", "which", "is", "are", "be", "any", "all", "its", "their", "this", "how",
+              "what", "why", "when", "where", "who", "so", "but", "as", "if", "than", "very",
+              "really", "some", "my", "our", "his", "her"}
 _LEADING_CUE_RE = re.compile(
     r"^(?:(?:we|the team|team)\s+(?:have\s+)?(?:decided|agreed)\s+(?:to|that)\s+|"
     r"(?:[\w'-]+\s){0,3}?(?:pointed out|noted|said|found|observed|mentioned|reported|explained|"
@@ -504,7 +506,10 @@ def fact_title(statement: str, speaker: str = "", *, max_words: int = 12) -> str
     text = clean_statement(statement)
     if is_cjk_text(text):
         text = _DATE_PHRASE.sub("", text)
-        clause = re.split(r"[，,。；;：:！？!?]", text)[0].strip() or text
+        clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]
+        # The clause about the person: "还在跑，小王每周跑三次" -> "小王每周跑三次".
+        clause = next((c[c.index(speaker):] for c in clauses if speaker and speaker in c),
+                      clauses[0] if clauses else text)
         return clause[:24].rstrip("的了和与及 ")
     text = " ".join(_DATE_PHRASE.sub("", text).split())
     text = re.sub(r"\s*[(（][^)）]*[)）]", "", text)

@@ -38,7 +38,7 @@ _TURN_RES = (
     re.compile(rf"^\*\*(?P<name>{_NAME}|{_NAME_ZH})\s*[:：]\*\*\s*(?P<text>.+)$"),
     re.compile(rf"^(?:(?P<clock>{_STAMP})\s+)?<(?P<name>{_NAME})>\s+(?P<text>.+)$"),
     re.compile(rf"^(?:(?P<clock>{_STAMP})\s+)?(?:\[?(?P<id2>D\d+:\d+)\]?\s+)?(?P<name>{_NAME}|{_NAME_ZH})"
-               rf"\s*(?:[(\[](?P<id1>{_ID})[)\]])?\s*[:：]\s+?(?P<text>\S.*)$"),
+               rf"\s*(?:[(\[](?P<id1>{_ID})[)\]])?\s*[:：]\s*(?P<text>\S.*)$"),
 )
 # Labels written like a speaker ("Decision: ...", "Why: ...") are never speakers.
 _LABELS = tx.word_set("""
@@ -203,6 +203,7 @@ def _told(sentence: str, speaker: str, other: str, day: date | None, lang: str,
     if speech.about_self(text):
         text = speech.third_person(text, speaker, other, context=context)
     text = text.strip()
+    text = text[:1].upper() + text[1:]
     if lang == "zh":
         return text if text[-1:] in "。！？" else text + "。"
     text = re.sub(r"!+$", ".", text)
