@@ -234,7 +234,7 @@ def _specific(fact: Fact, names: Sequence[str]) -> bool:
     text = " ".join([fact.statement, *fact.points])
     words = speech.content_words(text, tuple(names))
     # A dated event ("got back from a road trip on 22 January 2023") is specific in itself.
-    dated = 2 if tx.without_dates(text) != " ".join(text.split()) else 0
+    dated = 1 if tx.without_dates(text) != " ".join(text.split()) else 0
     return len({w for w in words if w not in _GENERIC}) + dated >= MIN_WORDS_ALONE
 
 
