@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import yaml  # noqa: E402
 from _report import machine, write_section  # noqa: E402
-from locomo import Conversation, load, write_vault  # noqa: E402
+from locomo import BATCH_CHARS, Conversation, load, write_vault  # noqa: E402
 from locomo_eval import Node, TfIdf, boilerplate, chatter, read_nodes, states, terms  # noqa: E402
 
 LABELS = HERE / "locomo" / "tag_labels.yaml"
@@ -185,10 +185,10 @@ def tag_precision(vaults: dict[str, Path]) -> tuple[int, int, int, list[str]]:
     return seen, written, right, wrong
 
 
-def run_one(conv: Conversation, root: Path) -> Result:
+def run_one(conv: Conversation, root: Path, batch_chars: int | None = BATCH_CHARS) -> Result:
     vault = root / conv.sample_id
     shutil.rmtree(vault, ignore_errors=True)
-    write_vault(conv, vault)
+    write_vault(conv, vault, batch_chars=batch_chars)
     r = Result(conv.sample_id, len(conv.sessions), sum(len(s.turns) for s in conv.sessions))
     r.extract_seconds, units, skipped = extraction(conv, vault)
     r.units = len(units)

@@ -28,8 +28,15 @@ DATA = ROOT.parent / "shared" / "data" / "locomo-train" / "locomo-train.json"
 LAYOUTS = ("ids", "bold", "plain", "clock")
 _SESSION_RE = re.compile(r"session_(\d+)$")
 _TURN_ID_RE = re.compile(r"D:?(\d+):(\d+)")
-CONFIG = ("# A LoCoMo conversation as daily notes (bench/locomo.py).\nmodel: local\n"
-          "local:\n  embedder: none\nauto_dream:\n  max_units: 0\n  batch_chars: 1000000\n")
+# The local engine has no token budget: one extraction batch holds the whole conversation, so
+# that what a person says about one topic in many sessions is grouped at once (profile.py).
+BATCH_CHARS = 1_000_000
+
+
+def config(batch_chars: int | None = BATCH_CHARS) -> str:
+    batch = f"  batch_chars: {batch_chars}\n" if batch_chars else ""
+    return ("# A LoCoMo conversation as daily notes (bench/locomo.py).\nmodel: local\n"
+            "local:\n  embedder: none\nauto_dream:\n  max_units: 0\n" + batch)
 
 
 @dataclass(frozen=True)
@@ -159,12 +166,14 @@ def note_text(conv: Conversation, session: Session, layout: str = "ids") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_vault(conv: Conversation, root: Path, layout: str = "ids") -> dict[int, str]:
-    """Write the conversation's sessions as daily notes under `root`; session -> note path."""
+def write_vault(conv: Conversation, root: Path, layout: str = "ids",
+                batch_chars: int | None = BATCH_CHARS) -> dict[int, str]:
+    """Write the conversation's sessions as daily notes under `root`; session -> note path.
+    `batch_chars=None` leaves the extraction batch size at remelink's default."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
     (root / ".remelink").mkdir(parents=True, exist_ok=True)
-    (root / ".remelink" / "config.yaml").write_text(CONFIG, encoding="utf-8")
+    (root / ".remelink" / "config.yaml").write_text(config(batch_chars), encoding="utf-8")
     for session in conv.sessions:
         path = root / conv.paths[session.number]
         path.parent.mkdir(parents=True, exist_ok=True)

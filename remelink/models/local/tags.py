@@ -23,11 +23,17 @@ says thinks thought told tells insisted suggested agreed decided loves loved enj
 adopted moved bought started finished shared works worked lives lived leads led owns traced
 promised reported explained mentioned pointed proposed believes feels felt wrote writes plays
 played visited joined met took went got made tried learned painted cooked baked hiked""")
+_COMMON_NOUNS = tx.word_set("""much such nature life love family work home music art sports food
+coffee chef dinner lunch breakfast school college church god heaven mother father mom dad
+sister brother friend friends team game games book books movie movies dog dogs cat cats pet
+pets summer winter spring fall autumn today tonight tomorrow yesterday everything nothing
+something anything someone everyone people health yoga dance painting writing reading cooking
+baking gaming running hiking camping exercise meditation""")
 _PLACE_NOUNS = tx.word_set("""office offices branch site campus area region airport beach park
 coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
-_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*(?:\s+(?:of|the|de|"
-                      r"and|&)?\s*[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)(?![\w-])")
+_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*(?:(?:\s+(?:of|the|de|"
+                      r"and|&)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)(?![\w-])")
 _CJK_NAME_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([小老阿][\u4e00-\u9fff]|"
                           r"[\u4e00-\u9fff]{2,3}?)(?=希望|喜欢|更喜欢|不喜欢|偏好|说|认为|提出|要求|"
                           r"负责|习惯|建议|下个月|下周|明天|今天|开始|加入|离职|调到|搬到|接手)")
@@ -108,13 +114,17 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         start = m.start() if name == m.group(1) else prose.find(name, m.start())
         follows = _next_word(prose, start + len(name))
         possessive = prose[start + len(name):start + len(name) + 2] in ("'s", "’s")
+        if name.lower() in _COMMON_NOUNS:
+            continue  # "Nature's great", "Much has happened": common words opening a sentence
         person = len(words) == 1 and (follows in _ACTOR or possessive or
                                       _first_name_acting(name, prose, start + len(name)))
         acting = follows.endswith("ed") and len(follows) > 4  # "Acme escalated ..."
         if _starts_sentence(prose, start) and not person and not acting:
             continue  # "Roll back a deploy": a capital that only opens a sentence is no name
-        if not person and _prev_word(prose, start) in _PLACE_WORDS and \
-                not re.search(r"[a-z][A-Z]", name):
+        before = {_prev_word(prose, m.start()), _prev_word(prose, start)}
+        if m.start() > 4 and _prev_word(prose, m.start()) in ("the", "a"):
+            before.add(_prev_word(prose, m.start() - len(_prev_word(prose, m.start())) - 1))
+        if not person and before & _PLACE_WORDS and not re.search(r"[a-z][A-Z]", name):
             continue  # "in Tampa", "to Berlin": a place
         if not person and follows in _PLACE_NOUNS:
             continue  # "the Berlin office", "Tampa beach"
