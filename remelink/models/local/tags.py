@@ -32,8 +32,7 @@ baking gaming running hiking camping exercise meditation""")
 _PLACE_NOUNS = tx.word_set("""office offices branch site campus area region airport beach park
 coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
-_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*(?:(?:\s+(?:of|the|de|"
-                      r"and|&)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)(?![\w-])")
+_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*(?:(?:\s+(?:of|the|de)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)(?![\w-])")
 _CJK_NAME_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([小老阿][\u4e00-\u9fff]|"
                           r"[\u4e00-\u9fff]{2,3}?)(?=希望|喜欢|更喜欢|不喜欢|偏好|说|认为|提出|要求|"
                           r"负责|习惯|建议|下个月|下周|明天|今天|开始|加入|离职|调到|搬到|接手)")
@@ -84,17 +83,21 @@ def _prev_word(text: str, start: int) -> str:
     return m.group(1).lower() if m else ""
 
 
-_AUX_RE = re.compile(r"\s+(?:is|was|will|has|had)\s+(?:be\s+)?[a-z]+(?:ing|ed)\b")
+_AUX_RE = re.compile(r"\s+(?:(?:is|was|will|has|had|does|did|can|could|would|should|can't|"
+                     r"couldn't|won't|wouldn't|hasn't|hadn't|isn't|wasn't|doesn't|didn't)\s+"
+                     r"(?:not\s+|never\s+|just\s+|really\s+|also\s+|been\s+|be\s+)*[a-z]+|"
+                     r"and (?:others|their|his|her)\b)")
 
 
 def _first_name_acting(name: str, prose: str, end: int) -> bool:
-    """"Priya is moving ...", "Marco has started ...": a word shaped like a first name with a
-    verb in progress after it. Words shaped like common nouns ("Checkout", "Redis", "Logs")
-    are left out."""
-    if not re.fullmatch(r"[A-Z][a-z]{2,9}", name) or re.search(
-            r"(?:tion|ment|ness|ity|ing|out|er|s|ly|al|ic)$", name):
+    """"Priya is moving ...", "James can't wait ...", "Evan and others ...": a word shaped
+    like a first name doing something. A word the text also writes in lower case
+    ("Checkout ... the checkout flow") is a common noun, not a name."""
+    if not re.fullmatch(r"[A-Z][a-z]{2,11}", name) or name.lower() in _COMMON_NOUNS:
         return False
-    return bool(_AUX_RE.match(prose[end:end + 40]))
+    if re.search(rf"(?<![\w-]){name.lower()}(?![\w-])", prose):
+        return False
+    return bool(_AUX_RE.match(prose[end:end + 50]))
 
 
 def candidates(text: str) -> dict[str, tuple[int, bool]]:
