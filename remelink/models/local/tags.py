@@ -129,6 +129,11 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
             before.add(_prev_word(prose, m.start() - len(_prev_word(prose, m.start())) - 1))
         if not person and before & _PLACE_WORDS and not re.search(r"[a-z][A-Z]", name):
             continue  # "in Tampa", "to Berlin": a place
+        window = prose[max(0, m.start() - 30):m.start()].lower()
+        if re.search(r"\b(?:named|dog|dogs|cat|cats|pup|pups|puppy|kitten|pet|pets|turtle|"
+                     r"turtles|horse|bird|parrot|hamster|bunny|snake|fur baby)\W*(?:\w+\W+)?$",
+                     window):
+            continue  # "a pup named Buddy": a pet, not a person, organisation or product
         if not person and follows in _PLACE_NOUNS:
             continue  # "the Berlin office", "Tampa beach"
         count, was_person = found.get(name, (0, False))

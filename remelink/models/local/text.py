@@ -548,6 +548,9 @@ def fact_title(statement: str, speaker: str = "", *, max_words: int = 12) -> str
         while words and words[-1].lower() in _STOP_TAIL:
             words.pop()
     title = " ".join(words).strip(" .,:;")
+    for quote in ("'", '"', "\u201c", "\u201d"):
+        if title.count(quote) % 2 and not re.search(r"\w'\w", title.replace(quote * 2, "")):
+            title = title.replace(quote, "")  # "called 'Sleep" cut inside its quotes
     return title[:1].upper() + title[1:] if title else text[:60]
 
 
