@@ -32,7 +32,9 @@ baking gaming running hiking camping exercise meditation""")
 _PLACE_NOUNS = tx.word_set("""office offices branch site campus area region airport beach park
 coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
-_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*(?:(?:\s+(?:of|the|de)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)(?![\w-])")
+_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*"
+                      r"(?:(?:\s+(?:of|the|de)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)"
+                      r"(?![\w-])")
 _CJK_NAME_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([小老阿][\u4e00-\u9fff]|"
                           r"[\u4e00-\u9fff]{2,3}?)(?=希望|喜欢|更喜欢|不喜欢|偏好|说|认为|提出|要求|"
                           r"负责|习惯|建议|下个月|下周|明天|今天|开始|加入|离职|调到|搬到|接手)")
@@ -130,8 +132,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         if not person and before & _PLACE_WORDS and not re.search(r"[a-z][A-Z]", name):
             continue  # "in Tampa", "to Berlin": a place
         window = prose[max(0, m.start() - 30):m.start()].lower()
-        if re.search(r"\b(?:named|dog|dogs|cat|cats|pup|pups|puppy|kitten|pet|pets|turtle|"
-                     r"turtles|horse|bird|parrot|hamster|bunny|snake|fur baby)\W*(?:\w+\W+)?$",
+        if re.search(r"\b(?:(?:named|called)(?:\s+\w+)?|dog|dogs|cat|cats|pup|pups|puppy|"
+                     r"kitten|pet|pets|turtle|turtles|horse|bird|parrot|hamster|bunny|snake)\s*$",
                      window):
             continue  # "a pup named Buddy": a pet, not a person, organisation or product
         if not person and follows in _PLACE_NOUNS:
