@@ -11,11 +11,13 @@ stop words and the two speakers' names (every node names them), each cut to a cr
 observation's session and some window of two consecutive sentences of its prose (name and
 description included) holds at least half of the observation's content terms, and at least two.
 Why this rule: observations are paraphrases of the turns, so they share words with the turns
-they come from but not all of them; the bench reports, next to the figures, how the same rule
-scores the raw turns themselves (`calibrate()`): the evidence turn of an observation matches it
-in about 9 cases out of 10, any other turn of the same speaker in the same session in about 1
-out of 25. The rule therefore measures whether the node kept the turn's content, without
-demanding the annotator's wording.
+they come from but not all of them. Measured on the raw turns of the 8 conversations
+(`bench_locomo.calibrate()`, reported next to the figures): an observation's own evidence turn
+states it in 83 % of cases, any other turn of the same speaker in the same session in 2.1 %.
+At half the terms or more (0.5) the first figure falls to 76 % with 1.2 % false matches; at
+0.3 it rises to 88 % with 3.9 %. 0.4 keeps false matches near one in fifty while missing few
+true ones. The rule thus measures whether the node kept the turn's content, without demanding
+the annotator's wording.
 
 **Chatter**: a node whose statement (its first body sentence) is a question, opens with a
 greeting or thanks, or whose prose holds fewer than five content words (names count).
