@@ -287,6 +287,19 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
             found.seen.add("mentions")
         return
     why = tx.reason(piece) if skind in ("preference", "rule", "decision") else None
+    if skind == "preference" and kind == "decision" and tx.is_cjk_text(piece):
+        # "导出改为异步后要显示进度百分比，用户不喜欢只看到转圈": a decision whose last
+        # clause gives the reason (a preference of its users), not a preference of its own.
+        clauses = [c for c in re.split(r"[，,；;]", piece.rstrip("。")) if c.strip()]
+        if len(clauses) > 1 and tx.has_cue(clauses[-1], tx.PREFERENCE_CUES) and \
+                not any(tx.has_cue(c, tx.PREFERENCE_CUES) for c in clauses[:-1]):
+            skind, why = "decision", clauses[-1].strip()
+            found.out.append(Candidate(
+                kind=skind, bucket=_bucket(skind, piece),
+                name=tx.title_from("，".join(clauses[:-1])), statement=piece,
+                points=[f"why: {why}"], paths=[note.path], weight=_WEIGHT[skind],
+                order=(index, s_index), roles={note.path: skind}))
+            return
     found.out.append(Candidate(
         kind=skind, bucket=_bucket(skind, piece), name=tx.title_from(piece),
         statement=piece, points=[f"why: {why}"] if why else [], paths=[note.path],

@@ -28,7 +28,8 @@ coffee chef dinner lunch breakfast school college church god heaven mother fathe
 sister brother friend friends team game games book books movie movies dog dogs cat cats pet
 pets summer winter spring fall autumn today tonight tomorrow yesterday everything nothing
 something anything someone everyone people health yoga dance painting writing reading cooking
-baking gaming running hiking camping exercise meditation""")
+baking gaming running hiking camping exercise meditation progress time work data traffic
+support security quality performance""")
 _PLACE_NOUNS = tx.word_set("""office offices branch site campus area region airport beach park
 coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
@@ -85,10 +86,10 @@ def _prev_word(text: str, start: int) -> str:
     return m.group(1).lower() if m else ""
 
 
-_AUX_RE = re.compile(r"\s+(?:(?:is|was|will|has|had|does|did|can|could|would|should|can't|"
-                     r"couldn't|won't|wouldn't|hasn't|hadn't|isn't|wasn't|doesn't|didn't)\s+"
-                     r"(?:not\s+|never\s+|just\s+|really\s+|also\s+|been\s+|be\s+)*[a-z]+|"
-                     r"and (?:others|their|his|her)\b)")
+_AUX_RE = re.compile(r"\s+(?:(?:is|was)\s+(?:not\s+|just\s+|really\s+|also\s+)*[a-z]+ing\b|"
+                     r"(?:will|can|could|would|should|can't|couldn't|won't|wouldn't|does|did|"
+                     r"doesn't|didn't)\s+(?:not\s+|never\s+|just\s+|really\s+|also\s+)*"
+                     r"[a-z]+|and (?:others|their|his|her)\b)")
 
 
 def _first_name_acting(name: str, prose: str, end: int) -> bool:
