@@ -535,7 +535,8 @@ def _description(summary: str, lang: str, bucket: str = "", name: str = "",
     steps = sum(1 for p in parsed if p.role == "step")
     if bucket == "procedure" and steps:
         debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
-        return shapes.procedure_description(name, steps, lang, debug=debug)
+        cause = next((p.text for p in parsed if p.role == "cause"), "")
+        return shapes.procedure_description(name, steps, lang, debug=debug, cause=cause)
     text = tx.clean_statement(summary)
     first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
     first = first or text

@@ -73,16 +73,22 @@ def trigger_line(trigger: str, lang: str) -> str:
     return f"Use this when {tx.lower_first(text)}."
 
 
-def procedure_description(title: str, steps: int, lang: str, *, debug: bool = False) -> str:
+def procedure_description(title: str, steps: int, lang: str, *, debug: bool = False,
+                          cause: str = "") -> str:
+    """One line for a runbook: what it does and in how many steps; for a debugging log what
+    caused it, from the notes ("Checkout Redis timeouts: KEYS blocks Redis while it walks the
+    whole keyspace; fixed in 2 steps.")."""
     text = tx.clean_statement(title)
+    why = tx.title_from(cause, max_words=16, cut_words=14, max_cjk=30) if cause else ""
     if lang == "zh":
         if debug:
-            return f"{text}：现象、原因、修复（{steps} 步）和教训。"
+            return f"{text}：{why}；修复共 {steps} 步。" if why else f"{text}：修复共 {steps} 步。"
         return f"{text}的操作步骤（{steps} 步）。"
     kind = shape(text)
     count = f"{steps} step{'s' if steps != 1 else ''}"
     if debug:
-        return f"{text}: symptom, cause, the fix in {count}, and the lesson."
+        return f"{text}: {tx.lower_first(why)}; fixed in {count}." if why else \
+            f"{text}: fixed in {count}."
     if kind == "verb":
         return f"How to {tx.lower_first(text)}, in {count}."
     return f"{text}, in {count}."
