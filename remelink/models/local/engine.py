@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from remelink.agent import MAX_CALLS_PER_TURN
@@ -411,7 +410,7 @@ class LocalModel:
             else:
                 action = "CORROBORATE"
                 new_body = body
-            roles = _update_roles(sources, new_sources, summary, points, parsed)
+            roles = write.update_roles(sources, new_sources, summary, points, parsed)
         if related:
             new_body = write.insert_before_sources(new_body, write.related_sentence(related, lang))
         new_body = write.add_sources(new_body,
@@ -474,30 +473,6 @@ class LocalModel:
 ACTIONS = ("CREATE", "CORROBORATE", "REFINE", "CORRECT")
 
 
-def _update_roles(sources: Sequence[write.SourceInfo], new_sources: Sequence[write.SourceInfo],
-                  summary: str, points: Sequence[str], novel: Sequence[pts.Point]
-                  ) -> list[tuple[write.SourceInfo, str]]:
-    """The role of each source an update adds, with the point it supports: the first new point
-    it contributes (`refine`), else what it restates (`corroborate`)."""
-    index = {s.path: i for i, s in enumerate(sources)}
-    said: dict[int, list[str]] = {0: [summary]}
-    for p in pts.parse_all(points):
-        if p.role not in pts.META_ROLES:
-            said.setdefault(p.source, []).append(p.text)
-    added: dict[int, str] = {}
-    for p in novel:
-        added.setdefault(p.source, p.text)
-    out = []
-    for src in new_sources:
-        i = index.get(src.path, 0)
-        if i in added:
-            out.append((replace(src, claim=added[i]), "refine"))
-        else:
-            restated = (said.get(i) or [summary])[0]
-            out.append((replace(src, claim=restated), "corroborate"))
-    return out
-
-
 def _plan(action: str, classes: dict[str, str]) -> str:
     """The text that goes with a write or edit: the action and the classification of every
     recalled node, read back for the receipt (the engine keeps no state between turns)."""
@@ -524,33 +499,11 @@ def _prose(body: str) -> str:
 
 def _description(summary: str, lang: str, bucket: str = "", name: str = "",
                  points: Sequence[str] = ()) -> str:
-    """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
-    not one), or for a runbook what it does and how many steps it has, worded for the shape of
-    its title (`How to queue a long export, in 4 steps.`, `On-call handover checklist, in 6
-    steps.`)."""
-    parsed = pts.parse_all(points)
-    said = pts.said_of(points)
-    if len(said) > 1:
-        return write.told_description(name, summary, points, lang)
-    steps = sum(1 for p in parsed if p.role == "step")
-    if bucket == "procedure" and steps:
-        debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
-        cause = next((p.text for p in parsed if p.role == "cause"), "")
-        return shapes.procedure_description(name, steps, lang, debug=debug, cause=cause)
-    text = tx.clean_statement(summary)
-    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
-    first = first or text
-    if len(first) > 240:
-        cut = first[:240]
-        first = cut[: cut.rfind(" ")] if " " in cut else cut
-        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
-    return first.rstrip(" ;:；：,，") or summary[:240]
+    return shapes.description(summary, lang, bucket, name, points)
 
 
 def _kind(bucket: str, kind: str) -> str:
-    if kind == "fact" or (bucket == "wiki" and kind in ("lesson", "finding", "decision")):
-        return "observation"
-    return write.KIND_BY_BUCKET[bucket]
+    return shapes.frontmatter_kind(bucket, kind)
 
 
 def _default_role(bucket: str) -> str:

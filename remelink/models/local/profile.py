@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from remelink.models.local import points as pt
-from remelink.models.local import speech
+from remelink.models.local import speech, titles
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.models.local.transcript import Fact
@@ -78,7 +78,7 @@ def _key(word: str) -> str:
 
 
 def _words(fact: Fact, names: set[str]) -> tuple[list[str], list[bool]]:
-    words = _WORD_RE.findall(tx.without_dates(" ".join([fact.statement, *fact.points])))
+    words = _WORD_RE.findall(titles.without_dates(" ".join([fact.statement, *fact.points])))
     content = [len(w) >= 3 and w.lower() not in _GENERIC and w.lower() not in names and
                not speech.is_stop(w.lower()) and not w.lower().endswith("ly") and
                not w[:1].isupper() for w in words]
@@ -136,7 +136,7 @@ def _title(speaker: str, surface: str, lang: str) -> str:
 
 
 def _zh_topics(fact: Fact) -> dict[str, str]:
-    text = tx.without_dates(fact.statement.replace(fact.speaker, " "))
+    text = titles.without_dates(fact.statement.replace(fact.speaker, " "))
     out: dict[str, str] = {}
     for run in re.findall(f"[{tx.CJK}]+", text):
         for n in (4, 3, 2):
@@ -182,7 +182,7 @@ def group(items: Sequence[Said], names: Sequence[str]) -> list[Candidate]:
             free -= set(members)
         for i in sorted(free):
             fact = items[i].fact
-            title = tx.fact_title(fact.core, fact.speaker)
+            title = titles.fact_title(fact.core, fact.speaker)
             if _specific(fact, names) and _own(title, fact.speaker, names):
                 out.append(_candidate([items[i]], title))
     out.sort(key=lambda c: c.order)
@@ -234,7 +234,7 @@ def _specific(fact: Fact, names: Sequence[str]) -> bool:
     text = " ".join([fact.statement, *fact.points])
     words = speech.content_words(text, tuple(names))
     # A dated event ("got back from a road trip on 22 January 2023") is specific in itself.
-    dated = 1 if tx.without_dates(text) != " ".join(text.split()) else 0
+    dated = 1 if titles.without_dates(text) != " ".join(text.split()) else 0
     return len({w for w in words if w not in _GENERIC}) + dated >= MIN_WORDS_ALONE
 
 

@@ -9,8 +9,13 @@ in English and Chinese.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from remelink.models.local import points as pt
 from remelink.models.local import text as tx
+from remelink.models.local import titles
+
+KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "concept"}
 
 _VERBS = tx.word_set("""
 add apply archive audit back backfill bootstrap build bump calibrate cancel change check clean
@@ -92,3 +97,62 @@ def procedure_description(title: str, steps: int, lang: str, *, debug: bool = Fa
     if kind == "verb":
         return f"How to {tx.lower_first(text)}, in {count}."
     return f"{text}, in {count}."
+
+
+DESCRIPTION_CHARS = 240
+
+
+def told_description(name: str, summary: str, points: Sequence[str], lang: str) -> str:
+    """A topic a person came back to, in one line: the topic and what each account said
+    ("Nate's turtles: has had them for 3 years; took them to the beach in Tampa")."""
+    said = pt.said_of(points)
+    speaker = next(iter(said.values())).speaker if said else ""
+    facts = [summary] + [p.text for p in pt.parse_all(points)
+                         if p.role == "point" and p.source and p.text]
+    heads: list[str] = []
+    for fact in facts:
+        title = titles.fact_title(fact, speaker)
+        if speaker and title.startswith(speaker + " "):
+            title = title[len(speaker) + 1:]
+        if title and title.lower() not in (t.lower() for t in heads):
+            heads.append(title if lang == "zh" else tx.lower_first(title))
+    sep = "；" if lang == "zh" else "; "
+    head = f"{name}：" if lang == "zh" else f"{name}: "
+    out = head
+    for title in heads:
+        piece = title if out == head else sep + title
+        if len(out) + len(piece) > DESCRIPTION_CHARS:
+            break
+        out += piece
+    return out.rstrip() + ("。" if lang == "zh" else ".")
+
+
+def description(summary: str, lang: str, bucket: str = "", name: str = "",
+                 points: Sequence[str] = ()) -> str:
+    """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
+    not one), or for a runbook what it does and how many steps it has, worded for the shape of
+    its title (`How to queue a long export, in 4 steps.`, `On-call handover checklist, in 6
+    steps.`)."""
+    parsed = pt.parse_all(points)
+    said = pt.said_of(points)
+    if len(said) > 1:
+        return told_description(name, summary, points, lang)
+    steps = sum(1 for p in parsed if p.role == "step")
+    if bucket == "procedure" and steps:
+        debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
+        cause = next((p.text for p in parsed if p.role == "cause"), "")
+        return procedure_description(name, steps, lang, debug=debug, cause=cause)
+    text = tx.clean_statement(summary)
+    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
+    first = first or text
+    if len(first) > 240:
+        cut = first[:240]
+        first = cut[: cut.rfind(" ")] if " " in cut else cut
+        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
+    return first.rstrip(" ;:；：,，") or summary[:240]
+
+
+def frontmatter_kind(bucket: str, kind: str) -> str:
+    if kind == "fact" or (bucket == "wiki" and kind in ("lesson", "finding", "decision")):
+        return "observation"
+    return KIND_BY_BUCKET[bucket]

@@ -10,7 +10,7 @@ a bare "stated again" when only one point was restated.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from remelink.models.local import points as pt
@@ -167,3 +167,27 @@ def source_sentence(src: SourceInfo, role: str, lang: str) -> str:
     phrase = _ROLE["en"].get(role, _ROLE["en"]["fact"]).format(parts=_parts(src.parts, "en"))
     phrase = phrase[:1].upper() + phrase[1:]
     return f"{phrase} [[{src.path}]]{suffix}."
+
+
+def update_roles(sources: Sequence[SourceInfo], new_sources: Sequence[SourceInfo],
+                  summary: str, points: Sequence[str], novel: Sequence[pt.Point]
+                  ) -> list[tuple[SourceInfo, str]]:
+    """The role of each source an update adds, with the point it supports: the first new point
+    it contributes (`refine`), else what it restates (`corroborate`)."""
+    index = {s.path: i for i, s in enumerate(sources)}
+    said: dict[int, list[str]] = {0: [summary]}
+    for p in pt.parse_all(points):
+        if p.role not in pt.META_ROLES:
+            said.setdefault(p.source, []).append(p.text)
+    added: dict[int, str] = {}
+    for p in novel:
+        added.setdefault(p.source, p.text)
+    out = []
+    for src in new_sources:
+        i = index.get(src.path, 0)
+        if i in added:
+            out.append((replace(src, claim=added[i]), "refine"))
+        else:
+            restated = (said.get(i) or [summary])[0]
+            out.append((replace(src, claim=restated), "corroborate"))
+    return out

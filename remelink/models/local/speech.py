@@ -1,5 +1,5 @@
 """What one speaker's sentence says, for conversation transcripts (SPEC §8, §11): chatter or a
-fact about the speaker, and the fact restated in the third person under the speaker's name.
+fact about the speaker (retell.py tells the fact in the third person, under their name).
 
 A careful reader of a chat keeps what each person tells about themselves (what they did, plan,
 like, own; their family, work and places) and drops greetings, thanks, questions, reactions to
@@ -77,7 +77,7 @@ _CATCHING_UP_RE = re.compile(
     r"\b(?:been|it's been) (?:a )?(?:crazy|busy|wild|hectic|rough|long|good) "
     r"(?:week|few weeks|month|time|while|day)s?\b", re.I)
 # "Playing video games helps me unwind": a gerund that is the subject of a later verb.
-_GERUND_SUBJECT_RE = re.compile(r"^[A-Za-z]+ing\b[^,.;]*?\b(?:is|are|was|were|helps?|makes?|"
+GERUND_SUBJECT_RE = re.compile(r"^[A-Za-z]+ing\b[^,.;]*?\b(?:is|are|was|were|helps?|makes?|"
                                 r"gives?|keeps?|brings?|can|has|means|feels)\b", re.I)
 _ADVICE_RE = re.compile(r"\byou(?:r|rself|'re|'ve|'ll)?\b", re.I)
 # "We"/"us"/"our" alone is often everyone ("Nature has a way of leaving us speechless"): such a
@@ -97,7 +97,7 @@ _TOWARD_OTHER_RE = re.compile(
 _FIRST_PERSON_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'll|"
                               r"we'd|us|our|ours|ourselves)\b", re.I)
 # Subjectless reports open with a verb: "Just got back from...", "Been busy with...".
-_SUBJECTLESS_RE = re.compile(
+SUBJECTLESS_RE = re.compile(
     r"^(?:just|been|got|went|started|finished|had|made|took|found|bought|visited|joined|tried|"
     r"spent|gonna|going|working|trying|thinking|planning|learning|reading|watching|doing|"
     r"getting|taking|finally|recently|currently|still|also|signed|moved|adopted|picked|"
@@ -163,7 +163,7 @@ def about_self(sentence: str) -> bool:
     """A statement in the first person, or a subjectless report of what the speaker did."""
     if tx.is_cjk_text(sentence):
         return "我" in sentence
-    return bool(_FIRST_PERSON_RE.search(sentence) or _SUBJECTLESS_RE.match(sentence))
+    return bool(_FIRST_PERSON_RE.search(sentence) or SUBJECTLESS_RE.match(sentence))
 
 
 def is_reaction(sentence: str) -> bool:
@@ -192,7 +192,7 @@ def fact_sentence(sentence: str, names: tuple[str, ...] = (), *, min_words: int 
         return None
     if _ADVICE_RE.search(text) and not _SINGULAR_SELF_RE.search(text):
         return None  # advice to the other person ("Taking time for yourself ... helps")
-    if not _SINGULAR_SELF_RE.search(text) and not _SUBJECTLESS_RE.match(text) and \
+    if not _SINGULAR_SELF_RE.search(text) and not SUBJECTLESS_RE.match(text) and \
             not _CONCRETE_RE.search(text):
         return None
     # A number or a name says something on its own ("Been doing it for 3 years").
@@ -230,186 +230,6 @@ def photo_sentence(caption: str, speaker: str, lang: str) -> str:
     if lang == "zh":
         return f"{speaker}分享了一张照片：{text}。"
     return f"{speaker} shared a photo of {text}."
-
-
-# -- first person to third -----------------------------------------------------------------------
-_ADVERBS = tx.word_set("""just really also still always usually recently finally actually totally
-first once later then now soon sometimes
-definitely never often even sometimes already only probably kinda mostly truly absolutely
-currently seriously honestly literally basically certainly officially""")
-_UNCHANGED = tx.word_set("""can could will would shall should may might must can't couldn't won't
-were weren't
-wouldn't shouldn't didn't wasn't had was used did got went made took saw found bought came left
-met ran said told thought felt gave kept knew lost paid put sent sat set spent won wrote brought
-built caught chose drove ate fell forgot grew heard hit held hurt let led quit rode rose sang sold
-shot slept spoke stood stuck swam taught threw understood woke wore became began broke drank flew
-hung read cut""")
-_IRREGULAR = {"am": "is", "are": "is", "have": "has", "do": "does", "go": "goes",
-              "don't": "doesn't", "haven't": "hasn't", "aren't": "isn't", "'m": "is"}
-_NOT_VERBS = tx.word_set("""a an the to of in on at for with and or but so too guys all both know
-really just also can could will would should must might may can't won't don't didn't""")
-_COLLOQUIAL = {"gotta": "has to", "wanna": "wants to", "gonna": "is going to"}
-_GROUP_WORDS = ("family", "kids", "children", "wife", "husband", "partner", "friends", "team",
-                "sister", "brother", "mom", "dad", "parents", "son", "daughter", "girlfriend",
-                "boyfriend", "fiancé", "fiance", "fiancée", "mother", "father", "siblings",
-                "cousins", "band", "club", "group", "colleagues", "coworkers", "classmates")
-
-
-def _third_singular(verb: str) -> str:
-    low = verb.lower()
-    if low in _IRREGULAR:
-        return _IRREGULAR[low]
-    if low in _COLLOQUIAL:
-        return _COLLOQUIAL[low]
-    if low in _UNCHANGED or low.endswith(("ed", "n't")) or not low.isalpha():
-        return verb
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def third_person(sentence: str, speaker: str, other: str = "", *, context: str = "") -> str:
-    """The speaker's sentence told about them: "I've had them for 3 years" -> "Nate has had
-    them for 3 years". The speaker's name stands for the first self-reference; later ones are
-    singular "they", as a careful note-taker writes without knowing anyone's pronouns (the name
-    again when the sentence has a "they" of its own). "We" is the speaker with the group the
-    turn names ("my family" -> "Maria and their family"); "my sister and I" -> "Maria and their
-    sister". One pass, left to right, so that each reference sees the ones before it."""
-    if tx.is_cjk_text(sentence):
-        return third_person_zh(sentence, speaker, other)
-    text = sentence.replace("\u2019", "'")
-    state = {"named": False}
-    crowded = bool(re.search(r"\b(?:they|them|their|theirs|they're|they've)\b", text, re.I))
-    group = next((g for g in _GROUP_WORDS if re.search(rf"\bmy {g}\b", context or text, re.I)),
-                 "")
-    if group and re.search(rf"\bwith (?:my|our) {group}\b", text, re.I):
-        group = "-"  # "we went camping with my family": the speaker went, with the family
-
-    def name_or_they() -> str:
-        if state["named"] and not crowded:
-            return "they"
-        state["named"] = True
-        return speaker
-
-    def pair(m: re.Match[str]) -> str:
-        owner, who = m.group(1), m.group(2)
-        state["named"] = True
-        return f"{speaker} and {'their ' if owner else ''}{who}"
-
-    # "my partner and I", "Max and I": the speaker first, and a plural verb stays plural.
-    text = re.sub(r"\b([Mm]y\s+)?((?<=[Mm]y )[a-z]+|[A-Z][a-z]+) and I\b(?!')", pair, text)
-    adverbs = "|".join(sorted(_ADVERBS))
-    token = re.compile(
-        rf"\b(?P<subj>I'm|I've|I'll|I'd|I)\b(?P<sp>\s+)?(?P<adv>(?:(?:{adverbs}|[a-z]{{4,}}ly)"
-        r"\s+)*)(?P<verb>[A-Za-z']+)?|\b(?P<we>we're|we've|we'll|we'd|we)\b|"
-        r"\b(?P<own>my|our|me|us|mine|ours|myself|ourselves)\b|"
-        r"(?P<lead>\b(?:if|when|before|after|that|and|but|because|so|until|unless|while|once)\s+)?"
-        r"\b(?P<you>you're|you've|your|you)\b(?P<ysp>\s+)?(?P<yverb>[a-z]+)?", re.I)
-
-    def subject(m: re.Match[str]) -> str:
-        word, space, adv, verb = m.group("subj"), m.group("sp") or "", m.group("adv") or "", \
-            m.group("verb") or ""
-        low = word.lower()
-        name = name_or_they()
-        if name == "they":
-            aux = {"i'm": "they are", "i've": "they have", "i'd": "they would",
-                   "i'll": "they will"}.get(low)
-            if aux:
-                return f"{aux}{space}{adv}{verb}"
-            verb = {"am": "are", "was": "were"}.get(verb.lower(), verb)
-            return f"they{space}{adv}{verb}"
-        if low in ("i'm", "i've", "i'll"):
-            aux = {"i'm": "is", "i've": "has", "i'll": "will"}[low]
-            return f"{name} {aux}{space}{adv}{verb}"
-        if low == "i'd":
-            had = re.match(r"(?:been|had|gone|done|never|already|seen|made|taken|got)$",
-                           verb or adv.strip(), re.I)
-            return f"{name} {'had' if had else 'would'}{space}{adv}{verb}"
-        return f"{name}{space}{adv}{_third_singular(verb) if verb else ''}"
-
-    def plural(word: str) -> str:
-        low = word.lower()
-        if group == "-" and not state["named"]:
-            who = speaker
-        elif group and not state["named"]:
-            who = f"{speaker} and their {group}"
-        else:
-            who = "they" if state["named"] else f"{speaker} and others"
-        state["named"] = True
-        tail = {"we're": " are", "we've": " have", "we'll": " will", "we'd": " would"}.get(low, "")
-        return who + tail
-
-    def owner(word: str) -> str:
-        low = word.lower()
-        if low in ("my", "me") and (not state["named"] or crowded):
-            state["named"] = True
-            return f"{speaker}'s" if low == "my" else speaker
-        if low in ("my", "our"):
-            return "their"
-        if low in ("me", "us"):
-            return "them"
-        return {"mine": "theirs", "ours": "theirs", "myself": "themselves",
-                "ourselves": "themselves"}[low]
-
-    def you(m: re.Match[str]) -> str:
-        word, lead = m.group("you"), m.group("lead") or ""
-        space, verb = m.group("ysp") or "", m.group("yverb") or ""
-        if not other:
-            return m.group(0)
-        low = word.lower()
-        if low != "you" or not verb:
-            said = {"you're": f"{other} is", "you've": f"{other} has",
-                    "your": f"{other}'s"}.get(low, other)
-            return f"{lead}{said}{space}{verb}"
-        # "before you get here": the other person as a subject takes a third-person verb.
-        if lead or m.start() == 0:
-            verb = {"are": "is", "were": "was"}.get(verb, _third_singular(verb)) \
-                if verb not in _NOT_VERBS else verb
-        return f"{lead}{other}{space}{verb}"
-
-    def each(m: re.Match[str]) -> str:
-        if m.group("subj"):
-            out = subject(m)
-        elif m.group("we"):
-            out = plural(m.group("we"))
-        elif m.group("own"):
-            out = owner(m.group("own"))
-        else:
-            out = you(m)
-        if m.start() == 0 or text[:m.start()].rstrip()[-1:] in ".!?":
-            out = out[:1].upper() + out[1:]
-        return out
-
-    if _SUBJECTLESS_RE.match(text) and not _GERUND_SUBJECT_RE.match(text):
-        # "Just got back from ...": the speaker is the subject.
-        text = _subjectless(text, speaker)
-        state["named"] = True
-    text = token.sub(each, text)
-    return text[:1].upper() + text[1:]
-
-
-def _subjectless(text: str, speaker: str) -> str:
-    first = text.split(" ", 1)[0].lower()
-    rest = text.split(" ", 1)[1] if " " in text else ""
-    if first == "been":
-        return f"{speaker} has been {rest}"
-    if first == "gonna":
-        return f"{speaker} is going to {rest}"
-    if first.endswith("ing") and first not in ("going",):
-        return f"{speaker} is {text[:1].lower()}{text[1:]}"
-    if first == "going":
-        return f"{speaker} is {text[:1].lower()}{text[1:]}"
-    return f"{speaker} {text[:1].lower()}{text[1:]}"
-
-
-def third_person_zh(sentence: str, speaker: str, other: str = "") -> str:
-    text = sentence.replace("我们", f"{speaker}他们").replace("咱们", f"{speaker}他们")
-    text = text.replace("我", speaker)
-    if other:
-        text = text.replace("你们", f"{other}他们").replace("你", other)
-    return text
 
 
 def is_stop(word: str) -> bool:

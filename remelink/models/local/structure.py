@@ -14,14 +14,14 @@ thanks) is left out. A note that gives nothing gets a reason that says what it h
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from remelink.models.local import debuglog, decide, people
+from remelink.models.local import debuglog, decide, people, runbooks, sections
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.vault.notes import Note
 
+title_of = sections.title_of  # the note's title (its first heading, else frontmatter, else name)
 DAILY = "daily/"  # a note outside it is a resource document
 MIN_WORDS = 5
 MIN_CJK = 8
@@ -30,69 +30,6 @@ _ATTACHED = ("context", "why", "followup", "symptom", "cause")
 _FOLLOWUP_RE = re.compile(r"^(?:revisit|re-?check|follow up|follow-up|to do|todo|tbd|open "
                           r"question|再议|待定|后续)\b", re.I)
 _LABEL_LINE_RE = re.compile(r"^(?P<label>[^:：]{2,30}?)\s*[:：]\s*(?P<rest>.*)$")
-
-
-@dataclass
-class _Section:
-    heading: str
-    level: int
-    lines: list[str] = field(default_factory=list)
-
-
-def title_of(note: Note, meta: dict[str, object]) -> str:
-    for line in note.body.splitlines():
-        m = re.match(r"#\s+(.+?)\s*#*\s*$", line)
-        if m:
-            return m.group(1).strip()
-    for key in ("name", "title"):
-        value = meta.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return note.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-
-
-def _sections(body: str) -> list[_Section]:
-    sections = [_Section("", 0)]
-    fence = False
-    for line in body.replace("\r\n", "\n").split("\n"):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence:
-            continue
-        m = re.match(r"(#{1,6})\s+(.+?)\s*#*\s*$", line)
-        if m:
-            sections.append(_Section(m.group(2).strip(), len(m.group(1))))
-            continue
-        sections[-1].lines.append(line)
-    return sections
-
-
-def _blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
-    """(kind, text) blocks: `num` numbered item, `item` bullet, `para` paragraph."""
-    out: list[tuple[str, str]] = []
-    current_kind, current = "", []  # type: ignore[var-annotated]
-    for line in [*lines, ""]:
-        num = re.match(r"\s*\d+[.)]\s+(.*)", line)
-        item = re.match(r"\s*[-*+]\s+(.*)", line)
-        if not line.strip() or num or item:
-            if current:
-                out.append((current_kind, " ".join(s.strip() for s in current)))
-                current = []
-            if num:
-                current_kind, current = "num", [num.group(1)]
-            elif item:
-                current_kind, current = "item", [item.group(1)]
-            continue
-        if current and current_kind in ("num", "item") and line.startswith((" ", "\t")):
-            current.append(line)
-            continue
-        if current and current_kind != "para":
-            out.append((current_kind, " ".join(s.strip() for s in current)))
-            current = []
-        current_kind = "para"
-        current.append(line)
-    return [(k, t) for k, t in out if t.strip()]
 
 
 def _long_enough(text: str) -> bool:
@@ -178,17 +115,17 @@ class _Note:
 def note_candidates(note: Note, meta: dict[str, object], index: int
                     ) -> tuple[list[Candidate], str]:
     """Candidates of one note, in order, and the reason when it gives none."""
-    title = title_of(note, meta)
+    title = sections.title_of(note, meta)
     found = _Note()
-    sections = _sections(note.body)
-    if not note.path.startswith(DAILY) and all(s.level < 2 for s in sections):
-        document = _document(note, title, sections, index)
+    parts = sections.sections(note.body)
+    if not note.path.startswith(DAILY) and all(s.level < 2 for s in parts):
+        document = _document(note, title, parts, index)
         if document is not None:
             return [document], ""
     names = people.named(title, note.body)
     person = names[0] if names else None
     procedures: list[Candidate] = []
-    for s_index, section in enumerate(sections):
+    for s_index, section in enumerate(parts):
         kind = tx.heading_kind(section.heading) if section.level > 1 else "neutral"
         if kind in debuglog.DEBUG_KINDS:
             found.debug_kinds.append(kind)
@@ -196,14 +133,14 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             found.seen.add("tasks" if "action" in section.heading.lower() or "todo" in
                            section.heading.lower() else "attendance")
             continue
-        blocks = _blocks(section.lines)
+        blocks = sections.blocks(section.lines)
         numbered = [t for k, t in blocks if k == "num"]
         if kind in ("investigation", "fix") and (numbered or blocks):
             found.steps += [(kind, tx.clean_statement(t)) for k, t in blocks
                             if k in ("num", "item")]
             continue
         if numbered and (kind == "procedure" or (len(numbered) >= 3 and kind == "neutral")):
-            cand = _procedure(note, section, blocks, title, index, s_index)
+            cand = runbooks.procedure(note, section, blocks, title, index, s_index)
             procedures.append(cand)
             found.out.append(cand)
             blocks = [(k, t) for k, t in blocks if k != "num"]
@@ -240,16 +177,18 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                                        weight=_WEIGHT["lesson"], order=(index, 99),
                                        roles={note.path: "failure"}))
     if debuglog.is_debug_log(found.debug_kinds, bool(found.steps)):
-        return [_runbook(note, title, found, index)] + \
+        return [runbooks.debug_runbook(note, title, found.attached, found.steps,
+                                       found.failures, index)] + \
             [c for c in found.out if c.kind not in ("lesson",)], ""
     _attach(found, note, index)
     return found.out, "" if found.out else _reason(found, note)
 
 
-def _document(note: Note, title: str, sections: list[_Section], index: int) -> Candidate | None:
+def _document(note: Note, title: str, parts: list[sections.Section], index: int
+              ) -> Candidate | None:
     """A short resource document without sections is about one thing, its title: its first
     paragraph says what, the next ones add to it."""
-    paragraphs = [tx.clean_statement(t) for s in sections for k, t in _blocks(s.lines)
+    paragraphs = [tx.clean_statement(t) for s in parts for k, t in sections.blocks(s.lines)
                   if k == "para"]
     if not paragraphs or not _long_enough(paragraphs[0]):
         return None
@@ -313,52 +252,6 @@ def _person_fact(found: _Note, note: Note, piece: str, index: int, s_index: int)
                                statement=piece, points=[], paths=[note.path],
                                weight=_WEIGHT["preference"], order=(index, s_index),
                                roles={note.path: "fact"}))
-
-
-def _procedure(note: Note, section: _Section, blocks: list[tuple[str, str]], title: str,
-               index: int, s_index: int) -> Candidate:
-    numbered = [t for k, t in blocks if k == "num"]
-    steps = [tx.clean_statement(t) for t in numbered if tx.clean_statement(t)]
-    first_num = next(i for i, (k, _) in enumerate(blocks) if k == "num")
-    lead = [tx.clean_statement(t) for k, t in blocks[:first_num] if k == "para"]
-    after = [tx.clean_statement(t) for k, t in blocks[first_num:] if k == "para"]
-    name = tx.procedure_title(section.heading or title, title)
-    points = [f"step: {s}" for s in steps]
-    # What follows the steps is what to do when they fail ("If the pager test fails, ...").
-    points += [f"failure: {a}" for a in after if re.match(r"^(?:if|when|unless|如果|若|当)\b", a,
-                                                            re.I)]
-    points += [f"point: {a}" for a in after if not re.match(r"^(?:if|when|unless|如果|若|当)\b",
-                                                            a, re.I)]
-    statement = " ".join(lead)
-    if statement:
-        points.insert(0, f"context: {statement}")
-    return Candidate(kind="procedure", bucket="procedure", name=name,
-                     statement=statement or name, points=points, paths=[note.path],
-                     weight=_WEIGHT["procedure"] + 0.1 * len(steps), order=(index, s_index),
-                     roles={note.path: "procedure"})
-
-
-def _runbook(note: Note, title: str, found: _Note, index: int) -> Candidate:
-    points: list[str] = []
-    by_kind: dict[str, list[str]] = {}
-    for kind, text in found.attached:
-        by_kind.setdefault(kind, []).append(text)
-    for kind in ("symptom", "cause"):
-        for text in by_kind.get(kind, []):
-            points.append(f"{kind}: {text}")
-    for section_kind, step in found.steps:
-        role = debuglog.step_role(step)
-        if section_kind == "fix" and role == "check":
-            role = "step"
-        points.append(f"{role}: {step}")
-    points += [f"outcome: {t}" for t in by_kind.get("outcome", [])]
-    points += [f"lesson: {t}" for t in by_kind.get("lesson", [])]
-    points += [f"failure: {f}" for f in found.failures]
-    symptom = next(iter(by_kind.get("symptom", [])), "")
-    name = debuglog.runbook_title(title)
-    return Candidate(kind="debug", bucket="procedure", name=name, statement=symptom or name,
-                     points=points, paths=[note.path], weight=_WEIGHT["procedure"] + 1,
-                     order=(index, 0), roles={note.path: "debug"})
 
 
 def _attach(found: _Note, note: Note, index: int) -> None:

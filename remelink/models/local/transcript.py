@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from remelink.models.local import speech, when
+from remelink.models.local import retell, speech, titles, when
 from remelink.models.local import text as tx
 
 MIN_TURNS = 4
@@ -193,7 +193,7 @@ def _about(statement: str, speaker: str, lang: str) -> bool:
     make Joanna appreciate it")."""
     if lang == "zh":
         return speaker in statement[:12]
-    words = tx.without_dates(statement).split()[:SUBJECT_REACH]
+    words = titles.without_dates(statement).split()[:SUBJECT_REACH]
     return any(w.startswith(speaker) for w in words)
 
 
@@ -201,7 +201,7 @@ def _told(sentence: str, speaker: str, other: str, day: date | None, lang: str,
           context: str) -> str:
     text = when.resolve(sentence, day, lang)
     if speech.about_self(text):
-        text = speech.third_person(text, speaker, other, context=context)
+        text = retell.third_person(text, speaker, other, context=context)
     text = text.strip()
     text = text[:1].upper() + text[1:]
     if lang == "zh":

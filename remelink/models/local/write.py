@@ -21,7 +21,8 @@ from remelink.models.local.edits import (
     insert_before_sources,
 )
 from remelink.models.local.edits import end as _end
-from remelink.models.local.sources import SourceInfo, source_sentence, sources_of
+from remelink.models.local.shapes import KIND_BY_BUCKET
+from remelink.models.local.sources import SourceInfo, source_sentence, sources_of, update_roles
 
 # The engine's writing API (the additive edits live in edits.py, Sources sentences in sources.py).
 __all__ = [
@@ -41,11 +42,10 @@ __all__ = [
     "related_sentence",
     "source_sentence",
     "sources_of",
-    "told_description",
+    "update_roles",
     "weave",
 ]
 
-KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "concept"}
 _LABELS = {
     "en": {"why": "Why: ", "apply": "How to apply: ", "context": "Context: ",
            "followup": "Follow-up: ", "symptom": "Symptom: ", "cause": "Cause: ",
@@ -190,34 +190,6 @@ def _told_parts(statement: str, points: Sequence[str], said: dict[int, pt.Said],
     if later:
         parts.append("\n".join(later))
     return parts
-
-
-DESCRIPTION_CHARS = 240
-
-
-def told_description(name: str, summary: str, points: Sequence[str], lang: str) -> str:
-    """A topic a person came back to, in one line: the topic and what each account said
-    ("Nate's turtles: has had them for 3 years; took them to the beach in Tampa")."""
-    said = pt.said_of(points)
-    speaker = next(iter(said.values())).speaker if said else ""
-    facts = [summary] + [p.text for p in pt.parse_all(points)
-                         if p.role == "point" and p.source and p.text]
-    titles: list[str] = []
-    for fact in facts:
-        title = tx.fact_title(fact, speaker)
-        if speaker and title.startswith(speaker + " "):
-            title = title[len(speaker) + 1:]
-        if title and title.lower() not in (t.lower() for t in titles):
-            titles.append(title if lang == "zh" else tx.lower_first(title))
-    sep = "；" if lang == "zh" else "; "
-    head = f"{name}：" if lang == "zh" else f"{name}: "
-    out = head
-    for title in titles:
-        piece = title if out == head else sep + title
-        if len(out) + len(piece) > DESCRIPTION_CHARS:
-            break
-        out += piece
-    return out.rstrip() + ("。" if lang == "zh" else ".")
 
 
 def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang: str,
