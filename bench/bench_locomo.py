@@ -167,6 +167,20 @@ def calibrate(convs: list[Conversation]) -> tuple[float, float]:
     return own / max(own_n, 1), other / max(other_n, 1)
 
 
+def fixture_boilerplate(root: Path) -> list[tuple[str, int, int]]:
+    """(vault, nodes, boilerplate sentences) for the demo and work fixture vaults, dreamt on a
+    copy."""
+    out = []
+    for name in ("demo-vault", "work-vault"):
+        vault = root / name
+        shutil.rmtree(vault, ignore_errors=True)
+        shutil.copytree(HERE.parent / "fixtures" / name, vault)
+        dream(vault)
+        nodes = read_nodes(vault)
+        out.append((name, len(nodes), len(boilerplate(nodes))))
+    return out
+
+
 def tag_precision(vaults: dict[str, Path]) -> tuple[int, int, int, list[str]]:
     """(nodes labelled, tags written, tags right, wrong tags) on the hand-labelled nodes."""
     if not LABELS.exists():
@@ -239,10 +253,12 @@ def report(results: list[Result], calibration: tuple[float, float],
         total.extract_seconds += r.extract_seconds
         total.dream_seconds += r.dream_seconds
     rows.append(f"| **all** | {total.sessions} / {total.turns} | {total.nodes} | "
-                f"**{_ratio(total.hits, total.questions)}** | "
-                f"{_ratio(total.tfidf_hits, total.questions)} | "
-                f"**{_ratio(total.recalled, total.observations)}** | "
-                f"**{_ratio(total.precise, total.nodes)}** | {len(total.chatter)} | "
+                f"**{_ratio(total.hits, total.questions)}** ({total.hits}/{total.questions}) | "
+                f"{_ratio(total.tfidf_hits, total.questions)} ({total.tfidf_hits}) | "
+                f"**{_ratio(total.recalled, total.observations)}** "
+                f"({total.recalled}/{total.observations}) | "
+                f"**{_ratio(total.precise, total.nodes)}** ({total.precise}/{total.nodes}) | "
+                f"{len(total.chatter)} | "
                 f"{len(total.boilerplate)} | {total.failed} failed |")
     cover = ["| conversation | notes | with a verdict | with a unit | units | units per note | "
              "extraction |", "|---|---|---|---|---|---|---|"]
@@ -327,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     calibration = calibrate(convs)
     tags = tag_precision({c.sample_id: root / c.sample_id for c in convs})
     text = report(results, calibration, tags, load, default)
+    if not args.only:
+        text += "\n\nBoilerplate on the fixture vaults (the same rule): " + "; ".join(
+            f"`fixtures/{name}/` {n} nodes, {b} boilerplate sentences"
+            for name, n, b in fixture_boilerplate(root)) + "."
     print(text)
     if not args.no_doc and not args.only:
         write_section("locomo", text, "python bench/bench_locomo.py")
