@@ -20,7 +20,8 @@ def units(*rels: str) -> list[dict[str, object]]:
     for rel in rels:
         note = parse_text(rel, (VAULT / rel).read_text(encoding="utf-8"))
         notes.append((note, dict(frontmatter.load(note))))
-    return extract.extract(notes)[0]
+    found, _ = extract.extract(notes)
+    return found
 
 
 def by_bucket(found: list[dict[str, object]], bucket: str) -> list[dict[str, object]]:
@@ -107,7 +108,28 @@ def test_nothing_is_capped_and_every_note_without_a_unit_has_its_own_reason() ->
     assert len(found) == 60
     assert {p for u in found for p in u["paths"]} == {n.path for n in many}  # type: ignore
     assert set(skipped) == {chatter.path}
-    assert "Standup" in skipped[chatter.path] and "attendance" in skipped[chatter.path]
+    assert "Standup" in skipped[chatter.path] and "greetings" in skipped[chatter.path]
+
+
+TOPICS = ["billing", "search", "exports", "login", "payments", "invoices", "uploads", "reports",
+          "alerts", "webhooks", "backups", "imports", "emails", "sessions", "caching", "queues",
+          "metrics", "logging", "tokens", "quotas", "sitemaps", "thumbnails", "audits", "refunds",
+          "coupons"]
+
+
+def test_nothing_is_capped_and_every_note_has_a_verdict() -> None:
+    rels = ["daily/2026-07-01/deploy-retro.md", "daily/2026-07-02/standup.md",
+            "daily/2026-07-01/周会.md", "daily/2026-07-02/复盘.md"]
+    notes = [(parse_text(r, (VAULT / r).read_text(encoding="utf-8")), {}) for r in rels]
+    many = [(parse_text(f"daily/2026-08-01/{t}.md", f"## Decision\n- We decided that the {t} "
+                        f"service must be owned by the {t} team from now on.\n"), {})
+            for t in TOPICS]
+    empty = [(parse_text("daily/2026-08-02/empty.md", "# Call\n\nThanks everyone!\n"), {})]
+    found, skipped = extract.extract(notes + many + empty)
+    cited = {p for u in found for p in u["paths"]}  # type: ignore[attr-defined]
+    assert all(f"daily/2026-08-01/{t}.md" in cited for t in TOPICS)  # 25 and more: no cap
+    assert all(n.path in cited or skipped.get(n.path) for n, _ in notes + many + empty)
+    assert skipped["daily/2026-08-02/empty.md"]
 
 
 @pytest.mark.parametrize(("statement", "title"), [

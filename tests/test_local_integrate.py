@@ -73,7 +73,8 @@ def test_create_personal_in_english(ctx: IntegrationContext) -> None:
             points=("why: Long ones eat focus time",))
     assert r.action == "CREATE" and r.target == "digest/personal/dana-prefers-short-standups.md"
     text = body(ctx, r.target)
-    assert "Why: Long ones eat focus time." in text and "How to apply:" in text
+    assert "Why: Long ones eat focus time." in text
+    assert "How to apply:" not in text  # the notes say nothing about it: no filler line
     assert "This preference was stated in [[daily/2026-07-02/dana.md]]" in text
     assert "kind: preference" in text
     assert_clean(ctx)
@@ -101,7 +102,8 @@ def test_corroborate_adds_only_a_source_sentence(ctx: IntegrationContext) -> Non
     after = body(ctx, r.target)
     assert after.startswith(before.rstrip("\n"))
     assert after[len(before.rstrip("\n")):].strip() == \
-        "It was stated again in [[daily/2026-07-02/review.md]]."
+        "[[daily/2026-07-02/review.md]] restates this: Reviewers must approve every pull " \
+        "request before it is merged."
     assert_clean(ctx)
 
 
@@ -125,7 +127,8 @@ def test_refine_inserts_the_new_point_before_sources(ctx: IntegrationContext) ->
     head, sources = after.split("## Sources")
     assert "second approval from finance" in head
     assert "The rule was stated in [[daily/2026-06-01/old.md]]." in sources  # kept
-    assert "The added detail comes from [[daily/2026-07-02/billing.md]]." in sources
+    assert "[[daily/2026-07-02/billing.md]] adds: Changes to the billing service need a second " \
+        "approval from finance." in sources
     for line in before.splitlines():
         assert line in after  # additive
     assert_clean(ctx)

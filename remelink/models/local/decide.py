@@ -513,6 +513,13 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                 conflict = tx.numbers_conflict(u_facts, n_facts) or ("", "")
                 return Disagreement("number", f"{conflict[0]} vs {conflict[1]}".strip(" vs"),
                                     sentence, True)
+    if rejected.dates and u_facts.dates:
+        # "starts on Wednesday, not Thursday": the node sentence holding the rejected day.
+        for _, sentence in scored:
+            n_dates = tx.facts(sentence).dates
+            if rejected.dates & n_dates and not u_facts.dates & n_dates:
+                return Disagreement("date", f"{min(u_facts.dates)} vs "
+                                            f"{min(rejected.dates & n_dates)}", sentence, True)
     cue = tx.has_cue(unit_text, CORRECTION_CUES)
     whole = tx.facts(unit_text)
     for sim, sentence in scored[:3]:
@@ -641,7 +648,12 @@ def restates_part(unit_text: str, sentences: Sequence[str], idf: IdfFn, lang: st
     """One clause of the unit (of several) is a statement of the node, said again: "every POST
     must carry an idempotency key; the server stores the key with the response for 24 hours"
     against a node that says the second half. The unit then adds the rest to that node."""
-    clauses = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
+    # Chinese joins clauses with "，" where English ends a sentence: there it splits too.
+    split = r"(?<=[.!?;。！？；，])\s*" if lang == "zh" else r"(?<=[.!?;。！？；])\s*"
+    clauses = [c for c in re.split(split, unit_text) if c.strip()]
+    if lang == "zh":
+        sentences = [*sentences, *(c for s in sentences for c in re.split(split, s)
+                                   if c.strip() and c.strip() != s.strip())]
     if not 2 <= len(clauses) <= MAX_RESTATING_CLAUSES:
         # A long unit (a whole document) shares a sentence or two with many nodes: one of its
         # sentences said again is no evidence that it is that node.

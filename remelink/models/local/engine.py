@@ -25,7 +25,8 @@ from typing import Any
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, relate, revise, write
+from remelink.models.local import decide, embed, extract, relate, revise, shapes, write
+from remelink.models.local import points as pts
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
     CONTINUE_RE,
@@ -94,7 +95,7 @@ class LocalModel:
         note = parse_text(path, strip_trailer(read.result))
         existing = [t for t in task.get("existing_tags") or [] if isinstance(t, str)]
         max_tags = int(task.get("max_tags") or 3)
-        return answer({"tags": tx.entity_tags(note.text, existing, max_tags)})
+        return answer({"tags": tx.entity_tags(_own_words(note.text), existing, max_tags)})
 
     @staticmethod
     def _topics(task: dict[str, Any]) -> AssistantTurn:
@@ -126,6 +127,8 @@ class LocalModel:
             path = str(call.args.get("path", ""))
             if call.name != "read" or call.result is None or path not in texts:
                 continue
+            if call.result.startswith("Error: not run"):
+                continue  # over the loop's calls-per-turn bound: asked again below
             if call.result.startswith("Error:"):
                 if "not run" in call.result:  # over the calls-per-turn bound: ask again
                     start = call.args.get("start_line")
@@ -333,8 +336,9 @@ class LocalModel:
             meta = {}
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
-        return decide.compare(unit_text, head, note.body.replace("\r\n", "\n"), idf=self.idf,
-                              semantic=embed, unit_paths=paths)
+        body = write.without_related_sentences(note.body.replace("\r\n", "\n"))
+        return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
+                              unit_paths=paths)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -360,7 +364,7 @@ class LocalModel:
         a CORRECT when a fact changed, else an ordinary update of it."""
         target = str(revises["target"])
         titles = evidence_titles(messages)
-        sources = [write.SourceInfo(p, titles.get(p, "")) for p in paths]
+        sources = write.sources_of(paths, titles, points)
         classes = {target: "same_abstraction"}
         today = today_of(messages)
         if not revises.get("changed"):
@@ -368,8 +372,7 @@ class LocalModel:
                            conflict_kind=None, old_sentence=None)
             return self._update(target, note, comp, name, summary, points, bucket, lang, [],
                                 sources, today, classes)
-        description = _description(summary, lang, bucket, name,
-                                   sum(1 for p in points if p.startswith("step: ")))
+        description = _description(summary, lang, bucket, name, points)
         fix = revise.correct_turn(target=target, note=note, revises=revises, name=name,
                                   summary=summary, description=description, sources=sources,
                                   lang=lang, today=today, idf=self.idf,
@@ -428,7 +431,7 @@ class LocalModel:
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
         titles = evidence_titles(messages)
-        sources = [write.SourceInfo(p, titles.get(p, "")) for p in paths]
+        sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
         if same:
             target, comp = same[0]
@@ -458,8 +461,7 @@ class LocalModel:
         roles = [(sources[0], kind or _default_role(bucket))] + \
             [(s, "corroborate") for s in sources[1:]]
         body = write.node_body(bucket, name, summary, points, lang, related, roles)
-        description = _description(summary, lang, bucket, name,
-                                   sum(1 for p in points if p.startswith("step: ")))
+        description = _description(summary, lang, bucket, name, points)
         metadata = {"kind": _kind(bucket, kind)}
         return AssistantTurn(
             text=_plan("CREATE", classes, len(related)),
@@ -485,13 +487,25 @@ class LocalModel:
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
             roles = [(s, "correct") for s in new_sources]
         else:
-            novel = self._novel_points(_distinct([summary, *points]), body)
+            # Background a note gives for its claim (its context, a follow-up) is not new
+            # material for a node that already holds the claim.
+            prose = [p for p in points
+                     if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
+            novel = self._novel_points(_distinct([summary, *prose]), body)
+            if summary not in novel and lang == "zh":
+                # The claim is known; a clause of it may still be new ("数据库迁移先于代码单独
+                # 发布，迁移脚本要在预发环境用生产规模的数据演练": the second half). Chinese
+                # joins with "，" what English writes as two sentences, which are points of
+                # their own there.
+                clauses = tx.clauses(summary)
+                if len(clauses) > 1:
+                    novel = [*self._novel_points(clauses, body), *novel]
+            parsed = [pts.parse(p) if p in points else pts.Point("point", 0, p) for p in novel]
             if novel:
                 action = "REFINE"
-                steps = [p.partition(": ")[2] for p in novel if p.startswith("step: ")]
-                failures = [p.partition(": ")[2] for p in novel if p.startswith("failure: ")]
-                rest = [p.partition(": ")[2] if p.startswith(("point: ", "why: ", "input: "))
-                        else p for p in novel if not p.startswith(("step: ", "failure: "))]
+                steps = [p.text for p in parsed if p.role == "step"]
+                failures = [p.text for p in parsed if p.role == "failure"]
+                rest = [p.text for p in parsed if p.role not in ("step", "failure")]
                 new_body = body
                 if failures:
                     listed = write.append_to_list(new_body, "Failure modes:", "失败方式：",
@@ -509,11 +523,10 @@ class LocalModel:
                 if rest:
                     new_body = write.insert_before_sources(new_body,
                                                            write.refine_paragraph(rest, lang))
-                roles = [(s, "refine") for s in new_sources]
             else:
                 action = "CORROBORATE"
                 new_body = body
-                roles = [(s, "corroborate") for s in new_sources]
+            roles = write.update_roles(sources, new_sources, summary, points, parsed)
         if related:
             # The sentence stands in the target node: it speaks from that node's bucket.
             own_bucket = target.split("/")[-2] if target.count("/") >= 2 else bucket
@@ -531,8 +544,41 @@ class LocalModel:
             body = note.body
         old, new = write.edit_span(body if note.newline != "\r\n" else note.body, new_body)
         edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
-        return AssistantTurn(text=_plan(action, classes, len(related)),
-                             tool_calls=(ToolCall("e1", "edit", edit),))
+        calls = [ToolCall("e1", "edit", edit)]
+        if action == "CORRECT" and comp.old_sentence:
+            head = self._corrected_head(note, comp.old_sentence, name, summary, bucket, lang,
+                                        points)
+            if head:
+                calls.append(ToolCall("e2", "frontmatter_update", json.dumps(
+                    {"path": target, "metadata": head}, ensure_ascii=False)))
+        return AssistantTurn(text=_plan(action, classes, len(related)), tool_calls=tuple(calls))
+
+    @staticmethod
+    def _corrected_head(note: Note, old_sentence: str, name: str, summary: str, bucket: str,
+                        lang: str, points: Sequence[str]) -> dict[str, str]:
+        """The name and description of a corrected node, set to the current value where they
+        stated the value the correction replaces (so node-search shows what is true now); the
+        old claim stays visible in the body's correction line."""
+        from remelink.facts import facts, stated, values
+        from remelink.vault import frontmatter
+
+        # What the unit asserts: "14 days, not 30 days" does not state 30 days.
+        stale = values(facts(old_sentence) - facts(decide._assertive(f"{name} {summary}")))
+        if not stale:
+            return {}
+        try:
+            meta = frontmatter.load(note)
+        except Exception:
+            return {}
+        out: dict[str, str] = {}
+        current_name = str(meta.get("name") or "")
+        if name and name != current_name and stated(current_name, stale):
+            out["name"] = name
+        current = str(meta.get("description") or "")
+        description = _description(summary, lang, bucket, name, points)
+        if description and description != current and stated(current, stale):
+            out["description"] = description
+        return out
 
     def _novel_points(self, points: list[str], body: str) -> list[str]:
         return decide.novel(points, _prose(body) + " " + decide._sources_prose(body), self.idf)
@@ -615,8 +661,7 @@ def _distinct(items: list[str]) -> list[str]:
     seen: set[str] = set()
     out = []
     for item in items:
-        key = tx.clean_statement(item.partition(": ")[2] if item.startswith(
-            ("point: ", "step: ", "failure: ", "why: ")) else item).lower()
+        key = tx.clean_statement(pts.text_of(item)).lower()
         if key and key not in seen:
             seen.add(key)
             out.append(item)
@@ -631,27 +676,26 @@ def _prose(body: str) -> str:
 
 
 def _description(summary: str, lang: str, bucket: str = "", name: str = "",
-                 steps: int = 0) -> str:
-    """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
-    not one), or for a runbook what it does and how many steps it has."""
-    if bucket == "procedure" and steps:
-        if lang == "zh":
-            return f"{tx.clean_statement(name)}的操作步骤（{steps} 步）。"
-        return f"How to {write.lower_first(tx.clean_statement(name))}, in {steps} steps."
-    text = tx.clean_statement(summary)
-    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
-    first = first or text
-    if len(first) > 240:
-        cut = first[:240]
-        first = cut[: cut.rfind(" ")] if " " in cut else cut
-        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
-    return first.rstrip(" ;:；：,，") or summary[:240]
+                 points: Sequence[str] = ()) -> str:
+    return shapes.description(summary, lang, bucket, name, points)
+
+
+_NODE_LINK_RE = re.compile(r"!?\[\[(?:[^\]|]*)\|([^\]]*)\]\]|!?\[\[[^\]]*\]\]")
+
+
+def _own_words(text: str) -> str:
+    """A node's text as what it says itself, for tagging: a link keeps its words only when they
+    are a mention woven into a sentence (a few words); a linked node's whole title, as a
+    related-link sentence shows it, is what that other node is about."""
+    def keep(m: re.Match[str]) -> str:
+        alias = m.group(1)
+        return alias if alias is not None and len(alias.split()) <= 3 else ""
+
+    return _NODE_LINK_RE.sub(keep, text)
 
 
 def _kind(bucket: str, kind: str) -> str:
-    if bucket == "wiki" and kind in ("lesson", "finding", "decision"):
-        return "observation"
-    return write.KIND_BY_BUCKET[bucket]
+    return shapes.frontmatter_kind(bucket, kind)
 
 
 def _default_role(bucket: str) -> str:

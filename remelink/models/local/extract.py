@@ -1,210 +1,22 @@
-"""Extraction for the local engine (SPEC §8, §11): units from the structure of daily and resource
-notes, in English and Chinese.
+"""Extraction for the local engine (SPEC §8, §11): units from daily and resource notes, in
+English and Chinese, and for every note that gives none a reason specific to it.
 
-A note is split into sections by its headings; a section's heading says what it holds (steps,
-decisions, preferences, lessons, definitions, chatter). Numbered lists under a how-to heading
-become one procedure; list items and sentences carrying a cue become statements; statements
-without a cue, and chatter (attendance, one-off tasks, greetings), are left out. Statements that
-say the same thing across notes merge into one unit citing all of them.
+A note whose body is speaker turns is a conversation (transcript.py): what each person tells
+about themselves becomes facts under their name, bucket `personal`. Any other note is read by
+its structure (structure.py): sections, list items, decision / preference / how-to cues,
+debugging logs. Candidates that say the same thing merge into one unit citing every note (the
+points a later note adds are marked with that note, `point@2: ...`). Nothing is capped here:
+every unit found is returned.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
-from remelink.models.local import decide
-from remelink.models.local import text as tx
+from remelink.models.local import decide, profile, structure, transcript, when
+from remelink.models.local import points as pt
+from remelink.models.local.candidate import Candidate
 from remelink.vault.notes import Note
-
-MIN_WORDS = 5
-MIN_CJK = 8
-
-
-@dataclass
-class Candidate:
-    kind: str           # procedure | preference | decision | rule | lesson | definition | finding
-    bucket: str
-    name: str
-    statement: str
-    points: list[str]
-    paths: list[str]
-    weight: float
-    order: tuple[int, int] = (0, 0)
-    roles: dict[str, str] = field(default_factory=dict)  # path -> source role
-
-    def text(self) -> str:
-        """What the candidate states, for comparisons (reasons and failure modes left out)."""
-        return decide.text_of(self.name, tx.main_clause(self.statement), *(
-            tx.main_clause(p.partition(": ")[2] or p) for p in self.points
-            if not p.startswith(("why: ", "failure: "))))
-
-
-@dataclass
-class _Section:
-    heading: str
-    level: int
-    lines: list[str] = field(default_factory=list)
-
-
-def _title_of(note: Note, meta: dict[str, object]) -> str:
-    for line in note.body.splitlines():
-        m = re.match(r"#\s+(.+?)\s*#*\s*$", line)
-        if m:
-            return m.group(1).strip()
-    for key in ("name", "title"):
-        value = meta.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return note.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-
-
-def _sections(body: str) -> list[_Section]:
-    sections = [_Section("", 0)]
-    fence = False
-    for line in body.replace("\r\n", "\n").split("\n"):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence:
-            continue
-        m = re.match(r"(#{1,6})\s+(.+?)\s*#*\s*$", line)
-        if m:
-            sections.append(_Section(m.group(2).strip(), len(m.group(1))))
-            continue
-        sections[-1].lines.append(line)
-    return sections
-
-
-def _blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
-    """(kind, text) blocks: `num` numbered item, `item` bullet, `para` paragraph."""
-    out: list[tuple[str, str]] = []
-    current_kind, current = "", []  # type: ignore[var-annotated]
-    for line in [*lines, ""]:
-        num = re.match(r"\s*\d+[.)]\s+(.*)", line)
-        item = re.match(r"\s*[-*+]\s+(.*)", line)
-        if not line.strip() or num or item:
-            if current:
-                out.append((current_kind, " ".join(s.strip() for s in current)))
-                current = []
-            if num:
-                current_kind, current = "num", [num.group(1)]
-            elif item:
-                current_kind, current = "item", [item.group(1)]
-            continue
-        if current and current_kind in ("num", "item") and line.startswith((" ", "\t")):
-            current.append(line)
-            continue
-        if current and current_kind != "para":
-            out.append((current_kind, " ".join(s.strip() for s in current)))
-            current = []
-        current_kind = "para"
-        current.append(line)
-    return [(k, t) for k, t in out if t.strip()]
-
-
-def _long_enough(text: str) -> bool:
-    if tx.is_cjk_text(text):
-        return len(re.findall(f"[{tx.CJK}]", text)) >= MIN_CJK
-    return len(text.split()) >= MIN_WORDS
-
-
-def _is_chatter(text: str) -> bool:
-    low = text.lower()
-    if re.match(r"^\s*(attendees|participants|present|参会|出席)\s*[:：]", low):
-        return True
-    return tx.has_cue(text, tx.CHATTER_CUES) and not tx.has_cue(
-        text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES)
-
-
-def _statement_kind(text: str, section_kind: str) -> str | None:
-    """What a statement is, from its section and its own cue words; None for passing mentions."""
-    if _is_chatter(text) or not _long_enough(text):
-        return None
-    if tx.has_cue(text, tx.PREFERENCE_CUES):
-        return "preference"
-    if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
-        return section_kind
-    if tx.has_cue(text, tx.DECISION_CUES):
-        return "decision"
-    if tx.has_cue(text, tx.RULE_CUES):
-        return "rule"
-    if tx.has_cue(text, tx.DEFINITION_CUES):
-        return "definition"
-    if section_kind == "failure" or (tx.has_cue(text, tx.LESSON_CUES)
-                                     and section_kind != "neutral"):
-        return "lesson"
-    return None
-
-
-def _bucket(kind: str, text: str) -> str:
-    if kind == "procedure":
-        return "procedure"
-    if kind == "preference":
-        return "personal"
-    if kind in ("decision", "rule") and tx.has_cue(text, tx.CONVENTION_CUES) and \
-            not tx.has_cue(text, ("because", "因为", "caused", "导致")):
-        return "personal"
-    return "wiki"
-
-
-_WEIGHT = {"procedure": 3.0, "preference": 2.5, "decision": 2.5, "rule": 2.0, "lesson": 2.0,
-           "definition": 1.5, "finding": 1.0}
-
-
-def note_candidates(note: Note, meta: dict[str, object], index: int) -> list[Candidate]:
-    """Candidates of one note, in order."""
-    title = _title_of(note, meta)
-    out: list[Candidate] = []
-    sections = _sections(note.body)
-    procedures: list[Candidate] = []
-    failures: list[str] = []
-    for s_index, section in enumerate(sections):
-        kind = tx.heading_kind(section.heading) if section.heading else "neutral"
-        if kind == "chatter":
-            continue
-        blocks = _blocks(section.lines)
-        numbered = [t for k, t in blocks if k == "num"]
-        if numbered and (kind == "procedure" or (len(numbered) >= 3 and kind == "neutral")):
-            steps = [tx.clean_statement(t) for t in numbered if tx.clean_statement(t)]
-            name = tx.procedure_title(section.heading or title, title)
-            statement = " ".join(tx.clean_statement(t) for k, t in blocks if k == "para")
-            cand = Candidate(
-                kind="procedure", bucket="procedure", name=name,
-                statement=statement or name, points=[f"step: {s}" for s in steps],
-                paths=[note.path], weight=_WEIGHT["procedure"] + 0.1 * len(steps),
-                order=(index, s_index), roles={note.path: "procedure"})
-            procedures.append(cand)
-            out.append(cand)
-            blocks = [(k, t) for k, t in blocks if k != "num"]
-            if kind == "procedure":
-                continue
-        for k, raw in blocks:
-            text = tx.clean_statement(raw)
-            pieces = [text] if k in ("num", "item") else tx.sentences(text)
-            for piece in pieces:
-                skind = _statement_kind(piece, kind)
-                if kind == "failure" and skind in (None, "lesson") and _long_enough(piece):
-                    failures.append(piece)
-                    continue
-                if skind is None:
-                    continue
-                why = tx.reason(piece) if skind in ("preference", "rule", "decision") else None
-                out.append(Candidate(
-                    kind=skind, bucket=_bucket(skind, piece), name=tx.title_from(piece),
-                    statement=piece, points=[f"why: {why}"] if why else [], paths=[note.path],
-                    weight=_WEIGHT[skind],
-                    order=(index, s_index), roles={note.path: skind}))
-    if procedures and failures:
-        procedures[-1].points += [f"failure: {f}" for f in failures]
-    elif failures:
-        for f in failures:
-            out.append(Candidate(kind="lesson", bucket="wiki", name=tx.title_from(f), statement=f,
-                                 points=[], paths=[note.path], weight=_WEIGHT["lesson"],
-                                 order=(index, 99), roles={note.path: "failure"}))
-    return out
-
 
 SameFn = Callable[[str, str], bool]
 
@@ -218,80 +30,112 @@ def same_statement(a: str, b: str, *, idf: decide.IdfFn = decide.default_idf,
     return c.conflict_kind is None and decide.classify(c) == "same_abstraction"
 
 
+def conversation_facts(note: Note, meta: dict[str, object], index: int
+                       ) -> tuple[list[profile.Said], str] | None:
+    """The facts of a transcript note, with the reason when it has none; None when the note
+    is not a transcript."""
+    turns = transcript.parse(note.body)
+    if turns is None:
+        return None
+    day = when.day_of(note.path, meta, structure.title_of(note, meta))
+    iso = day.isoformat() if day else ""
+    found = [profile.Said(f, note.path, iso, (index, i))
+             for i, f in enumerate(transcript.facts(turns, day))]
+    if found:
+        return found, ""
+    speakers = sorted({t.speaker for t in turns})
+    return [], (f"a conversation ({', '.join(speakers[:3])}) of greetings, questions and "
+                "reactions: nobody tells a fact about themselves")
+
+
 def _same(a: Candidate, b: Candidate, same: SameFn) -> bool:
-    if a.bucket != b.bucket:
+    if a.bucket != b.bucket or a.subject != b.subject:
         return False
     if a.kind == "procedure" and b.kind == "procedure":
         # Two runbooks are the same when their titles are (the steps may differ: REFINE).
         return same(b.name, a.name)
+    if (a.kind == "procedure") != (b.kind == "procedure"):
+        return False
+    if not decide.bag(a.text()).counts.keys() & decide.bag(b.text()).counts.keys():
+        return False  # nothing in common: not worth the full comparison
     # The later statement is compared with the earlier one ("Alice again asked..." refers back).
     return same(b.text(), a.text())
 
 
 def merge(candidates: list[Candidate], same: SameFn | None = None) -> list[Candidate]:
-    """Merge candidates that state the same thing (same bucket, same abstraction, no
-    disagreement); the merged unit cites every note."""
+    """Merge candidates that state the same thing (same bucket and subject, same abstraction,
+    no disagreement); the merged unit cites every note, and each point it gains names the note
+    it comes from."""
     same = same or same_statement
     merged: list[Candidate] = []
     for cand in candidates:
         for kept in merged:
             if _same(kept, cand, same):
-                for path in cand.paths:
-                    if path not in kept.paths:
-                        kept.paths.append(path)
-                        kept.roles[path] = "corroborate"
-                known = {p.lower() for p in kept.points}
-                kept.points += [p for p in cand.points if p.lower() not in known]
-                if cand.statement and cand.statement != kept.statement and \
-                        cand.kind != "procedure" \
-                        and f"point: {cand.statement}".lower() not in known:
-                    kept.points.append(f"point: {cand.statement}")
-                if cand.kind == "procedure" and kept.kind != "procedure":
-                    kept.kind, kept.name = cand.kind, cand.name
-                kept.weight += 1.0
+                _absorb(kept, cand)
                 break
         else:
             merged.append(cand)
     return merged
 
 
-def extract(notes: Sequence[tuple[Note, dict[str, object]]], *,
-            same: SameFn | None = None) -> tuple[list[dict[str, object]], dict[str, str]]:
-    """Units (as the mappings an LLM would return) for a batch of notes, and for every note that
-    gave none a short reason. Nothing is capped: paging is the pipeline's business."""
+def _absorb(kept: Candidate, cand: Candidate) -> None:
+    for path in cand.paths:
+        if path not in kept.paths:
+            kept.paths.append(path)
+            kept.roles[path] = "corroborate"
+    source = kept.paths.index(cand.paths[0])
+    known = {pt.text_of(p).lower() for p in kept.points} | {kept.statement.lower()}
+    for raw in cand.points:
+        p = pt.parse(raw)
+        if p.role == "said":
+            kept.points.append(pt.moved(raw, source))
+        elif p.text.lower() not in known:
+            kept.points.append(pt.moved(raw, source))
+            known.add(p.text.lower())
+    if cand.kind != "procedure" and cand.statement and cand.statement.lower() not in known:
+        kept.points.append(pt.Point("point", source, cand.statement).format())
+    if cand.kind == "procedure" and kept.kind != "procedure":
+        kept.kind, kept.name = cand.kind, cand.name
+    kept.weight += 1.0
+
+
+def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None
+            ) -> tuple[list[dict[str, object]], dict[str, str]]:
+    """Units (as the mappings an LLM would return) for a batch of notes, and for every note
+    that gave none a short reason specific to it. No cap: every unit found is returned."""
     candidates: list[Candidate] = []
+    said: list[profile.Said] = []
+    speakers: set[str] = set()
+    skipped: dict[str, str] = {}
     for index, (note, meta) in enumerate(notes):
-        candidates += note_candidates(note, meta, index)
-    units = merge(candidates, same)
+        conversation = conversation_facts(note, meta, index)
+        if conversation is not None:
+            facts, reason = conversation
+            said += facts
+            speakers |= {f.fact.speaker for f in facts}
+            if not facts:
+                skipped[note.path] = reason
+            continue
+        cands, reason = structure.note_candidates(note, meta, index)
+        candidates += cands
+        if not cands:
+            skipped[note.path] = reason
+    # Facts about people are grouped by topic across the whole batch (profile.py); other
+    # candidates merge when they state the same thing.
+    people = profile.group(said, sorted(speakers))
+    told = {p for c in people for p in c.paths}
+    for item in said:
+        if item.path not in told and item.path not in skipped:
+            skipped[item.path] = ("a conversation with only passing remarks: nothing anyone "
+                                  "tells about themselves is specific enough to keep")
+    units = sorted(merge(candidates, same) + people, key=lambda c: c.order)
     out: list[dict[str, object]] = []
     for c in units:
         summary = c.statement
         if c.kind == "procedure":
-            steps = [p for p in c.points if p.startswith("step: ")]
+            steps = [p for p in pt.parse_all(c.points) if p.role == "step"]
             lead = c.statement if c.statement and c.statement != c.name else ""
-            first = steps[0].partition(": ")[2] if steps else ""
-            summary = lead or (f"{c.name}: {first}" if first else c.name)
+            summary = lead or (f"{c.name}: {steps[0].text}" if steps else c.name)
         out.append({"name": c.name, "bucket": c.bucket, "summary": summary,
                     "paths": list(c.paths), "points": list(c.points), "kind": c.kind})
-    cited = {p for c in units for p in c.paths}
-    skipped = {note.path: _nothing_reason(note, meta) for note, meta in notes
-               if note.path not in cited}
     return out, skipped
-
-
-def _nothing_reason(note: Note, meta: dict[str, object]) -> str:
-    """Why a note gave no unit, in its own terms: what it held instead."""
-    lines = [ln.strip() for s in _sections(note.body) for ln in s.lines if ln.strip()]
-    if not lines:
-        return "no text besides headings and frontmatter"
-    statements = [piece for s in _sections(note.body) for k, t in _blocks(s.lines)
-                  for piece in ([tx.clean_statement(t)] if k in ("num", "item")
-                                else tx.sentences(tx.clean_statement(t))) if piece]
-    chatter = [t for t in statements if _is_chatter(t)]
-    title = _title_of(note, meta)
-    if statements and len(chatter) == len(statements):
-        return f"only attendance, greetings or one-off tasks ({title})"
-    if not any(_long_enough(t) for t in statements):
-        return f"only short fragments, no full statement ({title})"
-    count = f"{len(statements)} sentence{'s' if len(statements) != 1 else ''}"
-    return f"no decision, rule, preference, procedure or definition in its {count} ({title})"

@@ -13,18 +13,39 @@ _SENT_END_RE = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 _ABBREV = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig.")
 
 
+def word_set(words: str) -> frozenset[str]:
+    """A word list written as running text (one long string reads better than a literal)."""
+    return frozenset(words.split())
+
+
+# Common Chinese surnames: a two- or three-character word before 希望 / 喜欢 / 说 is a person's
+# name only when it starts with one (团队, 用户, 客服 are not people).
+CJK_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余"
+                "杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史"
+                "陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤欧阳司上官诸葛小老阿")
+
+
+def is_cjk_name(word: str) -> bool:
+    return 2 <= len(word) <= 3 and word[0] in CJK_SURNAMES and is_cjk_text(word)
+
+
 def is_cjk_text(text: str) -> bool:
     cjk = len(_CJK_RE.findall(text))
     latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
     return bool(cjk) and cjk * 5 >= cjk + latin
 
 
-def sentences(text: str) -> list[str]:
-    """Split prose into sentences; keeps abbreviations and decimals together."""
+_FULL_END_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+
+
+def sentences(text: str, *, clauses: bool = True) -> list[str]:
+    """Split prose into sentences; keeps abbreviations and decimals together. With `clauses`
+    a semicolon ends a piece too (comparisons want the smallest claims); without it, "Never
+    use KEYS; use SCAN" stays one sentence, as written."""
     text = " ".join(text.split())
     if not text:
         return []
-    parts = _SENT_END_RE.split(text)
+    parts = (_SENT_END_RE if clauses else _FULL_END_RE).split(text)
     out: list[str] = []
     for part in parts:
         part = part.strip()
@@ -66,19 +87,28 @@ CHATTER_CUES = ("attendees", "attendee", "participants", "present:", "agenda", "
 
 # Section headings: what kind of material a section holds.
 HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item", "next step",
+    ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item",
                  "参会", "出席", "议程", "待办", "行动项")),
+    ("followup", ("next step", "follow-up", "follow up", "followup", "open question", "revisit",
+                  "后续", "遗留")),
+    ("investigation", ("steps i took", "what i tried", "what we tried", "investigation",
+                       "debugging", "timeline", "diagnosis", "排查", "定位过程")),
     ("procedure", ("how to", "how-to", "steps", "step by step", "runbook", "procedure", "recipe",
                    "setup", "set up", "install", "checklist", "操作", "步骤", "如何", "怎么",
-                   "流程",
-                   "方法", "做法")),
+                   "流程", "方法", "做法")),
     ("failure", ("failure mode", "failure", "caveat", "pitfall", "gotcha", "known issue",
                  "失败", "注意事项", "坑", "风险")),
-    ("decision", ("decision", "decided", "agreed", "outcome", "resolution", "conclusion",
+    ("cause", ("root cause", "cause", "根因", "原因")),
+    ("fix", ("fix", "resolution", "solution", "remediation", "workaround", "修复", "解决")),
+    ("symptom", ("symptom", "what happened", "problem", "issue", "impact", "现象", "症状",
+                 "问题", "经过")),
+    ("context", ("context", "background", "situation", "背景", "现状")),
+    ("why", ("why", "rationale", "reasoning", "reason", "理由", "为什么")),
+    ("decision", ("decision", "decided", "agreed", "outcome", "conclusion",
                   "决定", "决策", "结论", "约定")),
     ("preference", ("preference", "likes", "style", "偏好", "喜好", "习惯")),
-    ("lesson", ("lesson", "learned", "takeaway", "root cause", "postmortem", "retro", "insight",
-                "教训", "经验", "复盘", "原因")),
+    ("lesson", ("lesson", "learned", "takeaway", "postmortem", "retro", "insight",
+                "教训", "经验", "复盘")),
     ("definition", ("definition", "concept", "what is", "glossary", "principle", "定义", "概念",
                     "原理", "术语", "原则")),
     ("finding", ("finding", "observation", "result", "发现", "观察", "结果")),
@@ -100,7 +130,9 @@ def has_cue(text: str, cues: tuple[str, ...]) -> bool:
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?|[" + CJK + r"]+")
 _STOP_TAIL = {"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with",
-              "that", "which", "is", "are", "be", "any", "all", "its", "their", "this"}
+              "that", "which", "is", "are", "be", "any", "all", "its", "their", "this", "how",
+              "what", "why", "when", "where", "who", "so", "but", "as", "if", "than", "very",
+              "really", "some", "my", "our", "his", "her"}
 _LEADING_CUE_RE = re.compile(
     r"^(?:(?:we|the team|team)\s+(?:have\s+)?(?:decided|agreed)\s+(?:to|that)\s+|"
     r"(?:[\w'-]+\s){0,3}?(?:pointed out|noted|said|found|observed|mentioned|reported|explained|"
@@ -202,6 +234,9 @@ _WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|
                           r"thirty|hundred)\b|"
                           r"([一两二三四五六七八九十])(?=[个位次天周年月小分秒行页])", re.I)
 _DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})年(\d{1,2})月(\d{1,2})日")
+_WEEKDAY_RE = re.compile(r"\b(?:on|from|until|till|by|every|each|starts?|ends?|not|than|of)\s+"
+                         r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+                         r"(?:每)?(周[一二三四五六日天]|星期[一二三四五六日天])", re.I)
 _NEGATION_RE = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|can't|won't|don't|"
     r"doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|avoid|stop)\b|n't|"
@@ -240,6 +275,8 @@ def facts(text: str) -> Facts:
     text = clean_statement(text)
     quantities: set[tuple[str, float]] = set()
     dates = {"-".join(g for g in m.groups() if g) for m in _DATE_RE.finditer(text)}
+    # A weekday a schedule names is a date it states ("starts on Thursday" vs "on Wednesday").
+    dates |= {(m.group(1) or m.group(2)).lower() for m in _WEEKDAY_RE.finditer(text)}
     scrubbed = _DATE_RE.sub(" ", text)
     for m in _NUM_RE.finditer(scrubbed):
         raw, unit = m.group(1), (m.group(2) or "")
@@ -322,42 +359,24 @@ def _fmt(value: float, unit: str) -> str:
     return f"{number} {unit}".strip()
 
 
-_TAG_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[ _][A-Z][a-z]+)*(?:_[A-Z0-9]\w*)?|"
-                     r"[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*)")
 _STOP_KW = {"the", "and", "for", "with", "that", "this", "from", "into", "when", "what", "which",
             "were", "was", "are", "is", "be", "been", "have", "has", "had", "will", "would",
             "should", "must", "also", "than", "then", "them", "they", "their", "there"}
 
 
+def clauses(text: str) -> list[str]:
+    """The clauses of a statement: its sentences, and in Chinese the parts "，" joins (where
+    English would end a sentence). Fragments under six characters are left out."""
+    parts = re.split(r"(?<=[。！？；;])\s*|(?<=[.!?])\s+|(?<=，)", text.strip())
+    out = [p.strip().rstrip("，,;；") for p in parts]
+    return [p for p in out if len(p) >= 6]
+
+
 def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
-    """Entity tags for a node: existing vault tags the text mentions first, then names that
-    recur or stand in the title and description (people, products, projects)."""
-    body = re.sub(r"\[\[[^\]]*\]\]", " ", text)
-    body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
-    low = body.lower()
-    out: list[str] = []
-    for tag in existing:
-        probe = tag.replace("_", " ").lower()
-        if re.search(rf"(?<![\w-]){re.escape(probe)}(?![\w-])", low) and tag not in out:
-            out.append(tag)
-    counts: dict[str, int] = {}
-    head = "\n".join(body.splitlines()[:6])
-    for m in _TAG_RE.finditer(body):
-        name = m.group(1).strip()
-        if name in _COMMON_CAPS or name.rstrip("s") in _COMMON_CAPS:
-            continue
-        if _is_sentence_start(body, m.start()) and not _actor_follows(body, m.end()):
-            continue  # "Roll back a deploy": a capital that only opens a sentence is no name
-        if name.lower() in ("name", "description", "kind", "memory_tags", "why", "how"):
-            continue
-        counts[name] = counts.get(name, 0) + (2 if name in head else 1)
-    for m in _CJK_NAME_RE.finditer(body):
-        counts[m.group(0)] = counts.get(m.group(0), 0) + 1
-    for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        if n < 2 or any(name.casefold() == t.casefold() for t in out):
-            continue
-        out.append(name)
-    return out[:max_tags]
+    """Entity tags for a node (people, organisations, projects, products): see tags.py."""
+    from remelink.models.local.tags import entity_tags as pick
+
+    return pick(text, existing, max_tags)
 
 
 def keywords(text: str, limit: int = 5) -> list[str]:
@@ -466,3 +485,10 @@ def main_clause(statement: str) -> str:
     text = clean_statement(statement)
     m = _REASON_RE.search(text)
     return text[: m.start()].rstrip(" ,;:，；：") if m and m.start() > 0 else text
+
+
+def lower_first(text: str) -> str:
+    """`Queue a long export` -> `queue a long export`; acronyms and names keep their case."""
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
+        return text[0].lower() + text[1:]
+    return text

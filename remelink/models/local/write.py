@@ -7,67 +7,54 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from remelink.models.local import points as pt
+from remelink.models.local import shapes, sources
 from remelink.models.local import text as tx
+from remelink.models.local.edits import (
+    _sources_span,
+    add_sources,
+    append_steps,
+    append_to_list,
+    edit_span,
+    insert_after_sentence,
+    insert_before_sources,
+)
+from remelink.models.local.edits import end as _end
+from remelink.models.local.shapes import KIND_BY_BUCKET
+from remelink.models.local.sources import SourceInfo, source_sentence, sources_of, update_roles
 
-KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "concept"}
+# The engine's writing API (the additive edits live in edits.py, Sources sentences in sources.py).
+__all__ = [
+    "KIND_BY_BUCKET",
+    "SourceInfo",
+    "add_sources",
+    "append_steps",
+    "append_to_list",
+    "condense",
+    "correction_line",
+    "edit_span",
+    "insert_after_sentence",
+    "insert_before_sources",
+    "lower_first",
+    "node_body",
+    "refine_paragraph",
+    "related_sentence",
+    "source_sentence",
+    "sources_of",
+    "update_roles",
+    "weave",
+]
 
-_SOURCE_ROLE = {
-    "en": {
-        "procedure": "The steps were recorded in",
-        "failure": "The failure modes were recorded in",
-        "preference": "This preference was stated in",
-        "decision": "The decision was recorded in",
-        "rule": "The rule was recorded in",
-        "lesson": "The observation comes from",
-        "definition": "The definition comes from",
-        "finding": "The finding was recorded in",
-        "fact": "This was recorded in",
-        "corroborate": "It was stated again in",
-        "refine": "The added detail comes from",
-        "correct": "The correction is based on",
-    },
-    "zh": {
-        "procedure": "操作步骤记录于",
-        "failure": "失败方式记录于",
-        "preference": "这一偏好记录于",
-        "decision": "该决定记录于",
-        "rule": "该规则记录于",
-        "lesson": "这一经验来自",
-        "definition": "定义来自",
-        "finding": "这一发现记录于",
-        "fact": "此内容记录于",
-        "corroborate": "再次出现于",
-        "refine": "补充内容来自",
-        "correct": "更正依据",
-    },
+_LABELS = {
+    "en": {"why": "Why: ", "apply": "How to apply: ", "context": "Context: ",
+           "followup": "Follow-up: ", "symptom": "Symptom: ", "cause": "Cause: ",
+           "fix": "Fix:", "check": "Diagnosis:", "outcome": "Result: ", "lesson": "Lesson: ",
+           "inputs": "Inputs:", "failures": "Failure modes:"},
+    "zh": {"why": "原因：", "apply": "如何应用：", "context": "背景：", "followup": "后续：",
+           "symptom": "现象：", "cause": "原因：", "fix": "修复：", "check": "排查：",
+           "outcome": "结果：", "lesson": "教训：", "inputs": "输入：", "failures": "失败方式："},
 }
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    path: str
-    title: str
-
-
-def _end(text: str, lang: str) -> str:
-    text = text.strip()
-    if not text:
-        return text
-    if text[-1] in ".!?。！？;；:：":
-        return text
-    return text + ("。" if lang == "zh" else ".")
-
-
-def source_sentence(src: SourceInfo, role: str, lang: str) -> str:
-    phrase = _SOURCE_ROLE[lang].get(role, _SOURCE_ROLE[lang]["fact"])
-    title = src.title.strip()
-    if lang == "zh":
-        suffix = f"（“{title}”）" if title else ""
-        return f"{phrase} [[{src.path}]]{suffix}。"
-    suffix = f" (\u201c{title}\u201d)" if title else ""
-    return f"{phrase} [[{src.path}]]{suffix}."
 
 
 class Related(tuple[str, str]):
@@ -118,6 +105,33 @@ _RELATION = {
 }
 
 
+def _relation_patterns() -> list[re.Pattern[str]]:
+    out = []
+    for table in _RELATION.values():
+        for phrase in set(table.values()):
+            head, _, tail = phrase.partition("{}")
+            out.append(re.compile(re.escape(head.strip()) + r"\s*!?\[\[" + r".*" +
+                                  re.escape(tail.strip()) + r"$", re.I))
+    return out
+
+
+_RELATION_RES = _relation_patterns()
+
+
+def without_related_sentences(body: str) -> str:
+    """The body without the sentences `related_sentence` wrote: what the node states itself.
+    Decisions compare a unit with this (a node's links name other nodes, whose words would make
+    it look like them), never with the links it grew."""
+    kept = []
+    for line in body.split("\n"):
+        parts = re.split(r"(?<=[.。])\s*(?=[A-Z\u4e00-\u9fff])", line.strip())
+        if line.strip() and "[[" in line and all(any(r.match(p) for r in _RELATION_RES)
+                                                  for p in parts if p):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def _relation(lang: str, bucket: str, target: str, reason: str) -> str:
     table = _RELATION[lang]
     sense = "uses" if reason in ("mention", "term") else "about"
@@ -127,7 +141,10 @@ def _relation(lang: str, bucket: str, target: str, reason: str) -> str:
             break
     else:
         phrase = table[("wiki", "wiki", sense)]
-    if reason == "source" and bucket == target:
+    if reason == "source" and "procedure" not in (bucket, target):
+        # Linked because one note records both: say so, and claim no closer relation (a
+        # runbook and a decision of one note are its steps and its why; two statements of one
+        # meeting are just that).
         return table[("", "", "source")]
     return phrase
 
@@ -165,71 +182,140 @@ def _new_points(points: Sequence[str], summary: str) -> list[str]:
         if decide.novel([tx.main_clause(p)], seen, decide.default_idf):
             out.append(p)
             seen += " " + p
+            continue
+        # A point that restates the claim and then adds to it: the clauses it adds.
+        for clause in tx.clauses(p)[1:]:
+            if decide.novel([clause], seen, decide.default_idf):
+                out.append(clause)
+                seen += " " + clause
     return out
 
 
 def _points_by_role(points: Sequence[str]) -> dict[str, list[str]]:
-    """Extraction tags points as `role: text` (step, failure, why, point)."""
+    """Prose points by role (extraction writes `role: text` or `role@K: text`)."""
     out: dict[str, list[str]] = {}
-    for raw in points:
-        role, sep, rest = raw.partition(": ")
-        if not sep or role not in ("step", "failure", "why", "point", "input"):
-            role, rest = "point", raw
-        out.setdefault(role, []).append(rest.strip())
+    for p in pt.parse_all(points):
+        if p.role not in pt.META_ROLES and p.text:
+            out.setdefault(p.role, []).append(p.text)
     return out
+
+
+def _join(items: Sequence[str], lang: str) -> str:
+    return ("" if lang == "zh" else " ").join(_end(i, lang) for i in items)
+
+
+def _labelled(role: str, items: Sequence[str], lang: str) -> str:
+    return _LABELS[lang][role] + _join(items, lang)
+
+
+def _listed(role: str, items: Sequence[str], lang: str, numbered: bool = False) -> str:
+    lines = [f"{i}. {_end(s, lang)}" if numbered else f"- {_end(s, lang)}"
+             for i, s in enumerate(items, 1)]
+    return _LABELS[lang][role] + "\n" + "\n".join(lines)
+
+
+def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str) -> list[str]:
+    steps = roles.get("step") or list(roles.get("point", []))
+    debug = bool(roles.get("symptom") or roles.get("cause") or roles.get("lesson"))
+    parts: list[str] = []
+    if debug:
+        # A debugging session: when it applies is its symptom; the fix is the steps; what was
+        # measured after the fix is its result, not a step; the lesson stands on its own line.
+        symptom = roles.get("symptom", [])
+        parts.append(_labelled("symptom", symptom, lang) if symptom else
+                     shapes.when_line(name, lang))
+        if roles.get("cause"):
+            parts.append(_labelled("cause", roles["cause"], lang))
+        if roles.get("check"):
+            parts.append(_listed("check", roles["check"], lang, numbered=True))
+        if steps:
+            parts.append(_listed("fix", steps, lang, numbered=True))
+        if roles.get("outcome"):
+            parts.append(_labelled("outcome", roles["outcome"], lang))
+        if roles.get("lesson"):
+            parts.append(_labelled("lesson", roles["lesson"], lang))
+    else:
+        # When to use it: the note's own words for it if it has them ("Run through this every
+        # Monday when the rotation changes."), else a line built on the title.
+        when = _end(roles["context"][0], lang) if roles.get("context") else \
+            shapes.when_line(name, lang)
+        # The summary is the unit's claim (`exports over 30 s run as queued jobs`): the
+        # runbook keeps it next to the steps, or the node would lose what the unit said.
+        said = bool(statement) and bool(_new_points([statement], " ".join([name, *steps, when])))
+        parts.append(f"{when}{'' if lang == 'zh' else ' '}{statement}" if said else when)
+        if steps:
+            parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
+        if roles.get("outcome"):
+            parts.append(_labelled("outcome", roles["outcome"], lang))
+    if roles.get("input"):
+        parts.append(_listed("inputs", roles["input"], lang))
+    if roles.get("failure"):
+        parts.append(_listed("failures", roles["failure"], lang))
+    if roles.get("lesson") and not debug:
+        parts.append(_labelled("lesson", roles["lesson"], lang))
+    return parts
+
+
+def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], lang: str,
+                     *, labels: bool) -> list[str]:
+    """A rule, preference, fact or concept: the statement, then only what the notes give
+    (the reason, how to apply it, its context, further points, a follow-up)."""
+    why = roles.get("why", [])
+    if labels and why and tx.main_clause(summary) != tx.clean_statement(summary):
+        # "X, because Y": the rule first, its reason on the Why line.
+        statement = _end(tx.main_clause(statement), lang)
+        summary = tx.main_clause(summary)
+    parts = [statement]
+    extra = _new_points(roles.get("point", []) + roles.get("failure", []), summary)
+    if extra:
+        parts.append(condense(_join(extra[:6], lang), lang))
+    for role in ("why", "apply", "context", "lesson", "followup"):
+        items = _new_points(roles.get(role, []), summary)
+        if items:
+            parts.append(_labelled(role, items[:2], lang) if labels or role != "why" else
+                         _labelled(role, items[:1], lang))
+    return parts
+
+
+def _told_parts(statement: str, points: Sequence[str], said: dict[int, pt.Said], lang: str
+                ) -> list[str]:
+    """What a person told, over one or several conversations: the first account, then what
+    each later conversation added, dated."""
+    first = [statement]
+    later: list[str] = []
+    for p in pt.parse_all(points):
+        if p.role in pt.META_ROLES or not p.text:
+            continue
+        if p.source == 0:
+            first.append(_end(p.text, lang))
+            continue
+        day = sources.day_text(said[p.source].day, lang) if p.source in said else ""
+        text = _end(p.text, lang).rstrip("。.")
+        if day and day in text:
+            day = ""  # the fact already says its date
+        when = (f"（{day}）。" if lang == "zh" else f" ({day}).") if day else _end("", lang) or \
+            ("。" if lang == "zh" else ".")
+        later.append(f"- {text}{when}")
+    parts = [_join(first, lang)]
+    if later:
+        parts.append("\n".join(later))
+    return parts
 
 
 def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang: str,
               related: Sequence[tuple[str, str]], sources: Sequence[tuple[SourceInfo, str]]) -> str:
-    """A new node's body in the bucket's shape, with related links and the Sources section."""
+    """A new node's body in the bucket's shape, with related links and the Sources section.
+    Every line carries content from the notes: a label line (`Why:`, `How to apply:`) is
+    written only when the notes give its content."""
     roles = _points_by_role(points)
     statement = condense(summary, lang)
-    parts: list[str] = []
-    if bucket == "procedure":
-        steps = roles.get("step") or [s for s in roles.get("point", [])]
-        if lang == "zh":
-            when = f"适用场景：需要{tx.clean_statement(name)}时。"
-        else:
-            when = f"Use this when you need to {lower_first(tx.clean_statement(name))}."
-        if steps:
-            # The summary is the unit's claim (`exports over 30 s run as queued jobs`): the
-            # runbook keeps it next to the steps, or the node would lose what the unit said.
-            said = bool(statement) and bool(_new_points([statement], " ".join([name, *steps])))
-            parts.append(f"{when}{'' if lang == 'zh' else ' '}{statement}" if said else when)
-            parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
-        else:
-            parts += [when, statement]
-        if roles.get("input"):
-            label = "输入：" if lang == "zh" else "Inputs:"
-            parts.append(label + "\n" + "\n".join(f"- {_end(s, lang)}" for s in roles["input"]))
-        if roles.get("failure"):
-            label = "失败方式：" if lang == "zh" else "Failure modes:"
-            parts.append(label + "\n" + "\n".join(f"- {_end(s, lang)}" for s in roles["failure"]))
-    elif bucket == "personal":
-        parts.append(statement)
-        why = roles.get("why")
-        if lang == "zh":
-            parts.append("原因：" + (_end(why[0], lang) if why else
-                                    "来源笔记把它记录为明确的偏好或约定，没有给出更多理由。"))
-            parts.append("如何应用：遇到它所说的情形时照此执行；下面的来源记录了它的出处。")
-        else:
-            parts.append("Why: " + (_end(why[0], lang) if why else
-                                    "the notes record it as a stated preference or convention and "
-                                    "give no further reason."))
-            parts.append("How to apply: follow it whenever the situation it names comes up; the "
-                         "sources below record where it was stated.")
-        extra = _new_points(roles.get("point", []), summary)
-        if extra:
-            parts.append(" ".join(_end(p, lang) for p in extra[:4]))
+    said = pt.said_of(points)
+    if said:
+        parts = _told_parts(statement, points, said, lang)
+    elif bucket == "procedure":
+        parts = _procedure(name, statement, roles, lang)
     else:
-        parts.append(statement)
-        extra = _new_points(roles.get("point", []) + roles.get("failure", []), summary)
-        if extra:
-            parts.append(condense(("" if lang == "zh" else " ").join(_end(p, lang)
-                                                                      for p in extra[:5]), lang))
-        why = _new_points(roles.get("why", []), summary)
-        if why:
-            parts.append(("原因：" if lang == "zh" else "Why: ") + _end(why[0], lang))
+        parts = _statement_parts(statement, summary, roles, lang, labels=bucket == "personal")
     rest = list(related)
     if related:
         woven, rest = weave("\n\n".join(parts), related)
@@ -249,7 +335,7 @@ def condense(text: str, lang: str, limit: int = MAX_WORDS) -> str:
     a long summary is cut at a sentence end, never rewritten."""
     out: list[str] = []
     size = 0.0
-    for sentence in tx.sentences(tx.clean_statement(text)):
+    for sentence in tx.sentences(tx.clean_statement(text), clauses=False):
         cost = len(sentence) / 2.5 if tx.is_cjk_text(sentence) else len(sentence.split())
         if out and size + cost > limit:
             break
@@ -288,97 +374,7 @@ def _masked(text: str) -> str:
     return text
 
 
-def lower_first(text: str) -> str:
-    if len(text) > 1 and text[0].isupper() and not text[1].isupper():
-        return text[0].lower() + text[1:]
-    return text
-
-
-# -- additive updates ------------------------------------------------------------------------------
-_SOURCES_RE = re.compile(r"^##[ \t]+sources[ \t]*:?[ \t]*\r?$", re.I | re.M)
-_NEXT_H12_RE = re.compile(r"^#{1,2}[ \t]+\S", re.M)
-
-
-def _sources_span(body: str) -> tuple[int, int] | None:
-    m = _SOURCES_RE.search(body)
-    if not m:
-        return None
-    nxt = _NEXT_H12_RE.search(body, m.end())
-    return m.start(), nxt.start() if nxt else len(body)
-
-
-def add_sources(body: str, sentences: Sequence[str]) -> str:
-    """Append Sources sentences at the end of the Sources section (list items if it is a list)."""
-    if not sentences:
-        return body
-    span = _sources_span(body)
-    if span is None:
-        sep = "" if body.endswith("\n") else "\n"
-        return body + sep + "\n## Sources\n\n" + "\n".join(sentences) + "\n"
-    start, end = span
-    section = body[start:end].rstrip()
-    last = section.splitlines()[-1] if section else ""
-    listy = bool(re.match(r"\s*[-*+]\s", last))
-    addition = "\n".join(("- " + s) if listy else s for s in sentences)
-    joiner = "\n" if listy else "\n\n"
-    tail = body[end:]
-    if tail:
-        return body[:start] + section + joiner + addition + "\n\n" + tail
-    # Keep the body's own final-newline state (a `read` result has none).
-    return body[:start] + section + joiner + addition + ("\n" if body.endswith("\n") else "")
-
-
-def insert_before_sources(body: str, paragraph: str) -> str:
-    span = _sources_span(body)
-    if span is None:
-        return body.rstrip("\n") + "\n\n" + paragraph + "\n"
-    start = span[0]
-    head = body[:start].rstrip("\n")
-    return (head + "\n\n" if head else "") + paragraph + "\n\n" + body[start:]
-
-
-def insert_after_sentence(body: str, sentence: str, line: str) -> str:
-    """Insert `line` as its own paragraph after the paragraph holding `sentence` (kept as is)."""
-    probe = sentence.strip()[:40]
-    idx = body.find(probe) if probe else -1
-    span = _sources_span(body)
-    if idx == -1 or (span is not None and idx >= span[0]):
-        return insert_before_sources(body, line)
-    end = body.find("\n\n", idx)
-    if end == -1:
-        return body.rstrip("\n") + "\n\n" + line + "\n"
-    return body[:end] + "\n\n" + line + body[end:]
-
-
-def append_steps(body: str, steps: Sequence[str], lang: str) -> str | None:
-    """Continue the node's last numbered list with new steps; None if it has none."""
-    span = _sources_span(body)
-    limit = span[0] if span else len(body)
-    matches = list(re.finditer(r"^(\s*)(\d+)[.)][ \t]+.*$", body[:limit], re.M))
-    if not matches:
-        return None
-    last = matches[-1]
-    indent, number = last.group(1), int(last.group(2))
-    new_lines = "".join(f"\n{indent}{number + i}. {_end(s, lang)}" for i, s in enumerate(steps, 1))
-    return body[:last.end()] + new_lines + body[last.end():]
-
-
-def append_to_list(body: str, label_en: str, label_zh: str, items: Sequence[str],
-                   lang: str) -> str | None:
-    """Append items to the bullet list under a `Failure modes:`-style label; None if the node
-    has no such list before its Sources."""
-    span = _sources_span(body)
-    limit = span[0] if span else len(body)
-    label = f"(?:{re.escape(label_en)}|{re.escape(label_zh)})"
-    m = re.search(rf"^{label}\s*\n((?:[ \t]*[-*+][ \t].*\n?)+)", body[:limit], re.M)
-    if m is None:
-        return None
-    end = m.end(1)
-    block = body[m.start(1):end]
-    sep = "" if block.endswith("\n") else "\n"
-    added = "".join(f"- {_end(tx.clean_statement(i), lang)}\n" for i in items)
-    return body[:end] + sep + added + body[end:] if sep == "" else \
-        body[:end] + sep + added.rstrip("\n") + body[end:]
+lower_first = tx.lower_first
 
 
 def correction_line(new_claim: str, old_claim: str, source: str, today: str, lang: str) -> str:
@@ -396,33 +392,3 @@ def refine_paragraph(points: Sequence[str], lang: str) -> str:
                                                      for p in points)
 
 
-def edit_span(old_body: str, new_body: str) -> tuple[str, str]:
-    """The smallest (old, new) replacement, widened to whole lines until `old` is unique in the
-    body, that turns `old_body` into `new_body` (what an `edit` call sends)."""
-    if old_body == new_body:
-        raise ValueError("nothing to change")
-    prefix = 0
-    limit = min(len(old_body), len(new_body))
-    while prefix < limit and old_body[prefix] == new_body[prefix]:
-        prefix += 1
-    suffix = 0
-    while (suffix < limit - prefix and old_body[-1 - suffix] == new_body[-1 - suffix]):
-        suffix += 1
-    start = old_body.rfind("\n", 0, prefix) + 1
-    end_old = len(old_body) - suffix
-    end_new = len(new_body) - suffix
-    nl = old_body.find("\n", end_old)
-    stop = len(old_body) if nl == -1 else nl
-    while True:
-        old = old_body[start:stop]
-        if old.strip() and old_body.count(old) == 1:
-            break
-        if start == 0 and stop == len(old_body):
-            break
-        if start > 0:
-            start = old_body.rfind("\n", 0, start - 1) + 1
-        elif stop < len(old_body):
-            nl = old_body.find("\n", stop + 1)
-            stop = len(old_body) if nl == -1 else nl
-    new = new_body[start:end_new + (stop - end_old)]
-    return old_body[start:stop], new

@@ -1,0 +1,140 @@
+"""Additive edits of a node body for the local engine's updates (SPEC §7.2): Sources sentences
+appended, paragraphs inserted before Sources or after a sentence, steps and list items
+continued, and the smallest `edit` span that turns one body into another. Nothing here removes
+a line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from remelink.models.local import text as tx
+
+
+def end(text: str, lang: str) -> str:
+    text = text.strip()
+    if not text:
+        return text
+    if text[-1] in ".!?。！？;；:：":
+        return text
+    return text + ("。" if lang == "zh" else ".")
+
+
+# -- additive updates ------------------------------------------------------------------------------
+_SOURCES_RE = re.compile(r"^##[ \t]+sources[ \t]*:?[ \t]*\r?$", re.I | re.M)
+_NEXT_H12_RE = re.compile(r"^#{1,2}[ \t]+\S", re.M)
+
+
+def _sources_span(body: str) -> tuple[int, int] | None:
+    m = _SOURCES_RE.search(body)
+    if not m:
+        return None
+    nxt = _NEXT_H12_RE.search(body, m.end())
+    return m.start(), nxt.start() if nxt else len(body)
+
+
+def add_sources(body: str, sentences: Sequence[str]) -> str:
+    """Append Sources sentences at the end of the Sources section (list items if it is a list)."""
+    if not sentences:
+        return body
+    span = _sources_span(body)
+    if span is None:
+        sep = "" if body.endswith("\n") else "\n"
+        return body + sep + "\n## Sources\n\n" + "\n".join(sentences) + "\n"
+    start, end = span
+    section = body[start:end].rstrip()
+    last = section.splitlines()[-1] if section else ""
+    listy = bool(re.match(r"\s*[-*+]\s", last))
+    addition = "\n".join(("- " + s) if listy else s for s in sentences)
+    joiner = "\n" if listy else "\n\n"
+    tail = body[end:]
+    if tail:
+        return body[:start] + section + joiner + addition + "\n\n" + tail
+    # Keep the body's own final-newline state (a `read` result has none).
+    return body[:start] + section + joiner + addition + ("\n" if body.endswith("\n") else "")
+
+
+def insert_before_sources(body: str, paragraph: str) -> str:
+    span = _sources_span(body)
+    if span is None:
+        return body.rstrip("\n") + "\n\n" + paragraph + "\n"
+    start = span[0]
+    head = body[:start].rstrip("\n")
+    return (head + "\n\n" if head else "") + paragraph + "\n\n" + body[start:]
+
+
+def insert_after_sentence(body: str, sentence: str, line: str) -> str:
+    """Insert `line` as its own paragraph after the paragraph holding `sentence` (kept as is)."""
+    probe = sentence.strip()[:40]
+    idx = body.find(probe) if probe else -1
+    span = _sources_span(body)
+    if idx == -1 or (span is not None and idx >= span[0]):
+        return insert_before_sources(body, line)
+    end = body.find("\n\n", idx)
+    if end == -1:
+        return body.rstrip("\n") + "\n\n" + line + "\n"
+    return body[:end] + "\n\n" + line + body[end:]
+
+
+def append_steps(body: str, steps: Sequence[str], lang: str) -> str | None:
+    """Continue the node's last numbered list with new steps; None if it has none."""
+    span = _sources_span(body)
+    limit = span[0] if span else len(body)
+    matches = list(re.finditer(r"^(\s*)(\d+)[.)][ \t]+.*$", body[:limit], re.M))
+    if not matches:
+        return None
+    last = matches[-1]
+    indent, number = last.group(1), int(last.group(2))
+    new_lines = "".join(f"\n{indent}{number + i}. {end(s, lang)}" for i, s in enumerate(steps, 1))
+    return body[:last.end()] + new_lines + body[last.end():]
+
+
+def append_to_list(body: str, label_en: str, label_zh: str, items: Sequence[str],
+                   lang: str) -> str | None:
+    """Append items to the bullet list under a `Failure modes:`-style label; None if the node
+    has no such list before its Sources."""
+    span = _sources_span(body)
+    limit = span[0] if span else len(body)
+    label = f"(?:{re.escape(label_en)}|{re.escape(label_zh)})"
+    m = re.search(rf"^{label}\s*\n((?:[ \t]*[-*+][ \t].*\n?)+)", body[:limit], re.M)
+    if m is None:
+        return None
+    stop = m.end(1)
+    block = body[m.start(1):stop]
+    sep = "" if block.endswith("\n") else "\n"
+    added = "".join(f"- {end(tx.clean_statement(i), lang)}\n" for i in items)
+    return body[:stop] + sep + added + body[stop:] if sep == "" else \
+        body[:stop] + sep + added.rstrip("\n") + body[stop:]
+
+
+def edit_span(old_body: str, new_body: str) -> tuple[str, str]:
+    """The smallest (old, new) replacement, widened to whole lines until `old` is unique in the
+    body, that turns `old_body` into `new_body` (what an `edit` call sends)."""
+    if old_body == new_body:
+        raise ValueError("nothing to change")
+    prefix = 0
+    limit = min(len(old_body), len(new_body))
+    while prefix < limit and old_body[prefix] == new_body[prefix]:
+        prefix += 1
+    suffix = 0
+    while (suffix < limit - prefix and old_body[-1 - suffix] == new_body[-1 - suffix]):
+        suffix += 1
+    start = old_body.rfind("\n", 0, prefix) + 1
+    end_old = len(old_body) - suffix
+    end_new = len(new_body) - suffix
+    nl = old_body.find("\n", end_old)
+    stop = len(old_body) if nl == -1 else nl
+    while True:
+        old = old_body[start:stop]
+        if old.strip() and old_body.count(old) == 1:
+            break
+        if start == 0 and stop == len(old_body):
+            break
+        if start > 0:
+            start = old_body.rfind("\n", 0, start - 1) + 1
+        elif stop < len(old_body):
+            nl = old_body.find("\n", stop + 1)
+            stop = len(old_body) if nl == -1 else nl
+    new = new_body[start:end_new + (stop - end_old)]
+    return old_body[start:stop], new

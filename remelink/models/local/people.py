@@ -1,0 +1,98 @@
+"""The people a note names, and pronoun subjects resolved to them (SPEC §11: a node's subject is
+never a bare pronoun).
+
+"# 1:1 with Priya" followed by "- She prefers async status updates" is about Priya: the node is
+"Priya prefers async status updates", never "She prefers ...". A note names people in its title
+("1:1 with Priya", "Dashboard review with Alice"), its attendance line ("Attendees: Priya,
+Marco"; "参会：王芳、李雷") and as the subjects of its sentences ("Marco prefers ..."). A
+sentence that opens with he / she / 他 / 她 is about the person named last before it, else the
+person the title names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from remelink.models.local import text as tx
+
+_TITLE_RE = re.compile(r"\b(?:with|1:1|1-1|1on1|and|for)\s+([A-Z][a-z]+)"
+                       r"(?:\s+and\s+([A-Z][a-z]+))?")
+_ATTEND_RE = re.compile(r"^\s*(?:attendees|participants|present|参会|出席|与会)\s*[:：]\s*(.+)$",
+                        re.I | re.M)
+_SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)?(?:prefers|likes|"
+                         r"wants|asked|asks|said|says|thinks|will|is|was|has|needs|insisted|"
+                         r"suggested|agreed|proposed|owns|leads|hates|dislikes|again)\b", re.M)
+_ZH_SUBJECT_RE = re.compile(r"(?:^|[。！？\n]|[-*+]\s*)([\u4e00-\u9fff]{2,3}?)(?:希望|喜欢|更喜欢|"
+                            r"偏好|说|认为|提出|要求|负责|不喜欢|习惯)")
+_PRONOUN_RE = re.compile(r"^(She|He)\b(?:'s)?", re.I)
+_ZH_PRONOUN_RE = re.compile(r"^(他|她)(?!们)")
+_NOT_NAMES = frozenset(tx._COMMON_CAPS) | {"Debugging", "Platform", "Weekly", "Team", "Sync",
+                                           "Meeting", "Notes", "Retro", "Review", "Call"}
+
+
+def _clean(name: str) -> str | None:
+    name = name.strip().strip("*_").strip()
+    if not name or name in _NOT_NAMES:
+        return None
+    if tx.is_cjk_text(name):
+        return name if tx.is_cjk_name(name) else None
+    return name if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?", name) else None
+
+
+def named(title: str, body: str) -> list[str]:
+    """The people the note names, in order of first appearance (title first)."""
+    out: list[str] = []
+
+    def add(name: str | None) -> None:
+        if name and name not in out:
+            out.append(name)
+
+    for m in _TITLE_RE.finditer(title):
+        add(_clean(m.group(1)))
+        if m.group(2):
+            add(_clean(m.group(2)))
+    for m in _ATTEND_RE.finditer(body):
+        for part in re.split(r"[,，、;；]|\band\b", m.group(1)):
+            add(_clean(part.strip().rstrip(".。")))
+    return out
+
+
+def subject_of(text: str) -> str | None:
+    """The person a sentence opens with ("Marco prefers ..."), if any."""
+    m = _SUBJECT_RE.search(text)
+    if m:
+        return _clean(m.group(1))
+    m = _ZH_SUBJECT_RE.search(text)
+    return _clean(m.group(1)) if m else None
+
+
+def resolve(text: str, person: str | None) -> str:
+    """`She prefers X` -> `Priya prefers X` (and `她希望` -> `王芳希望`) when a person is known."""
+    if not person:
+        return text
+    if tx.is_cjk_text(text):
+        return _ZH_PRONOUN_RE.sub(person, text, count=1)
+    m = _PRONOUN_RE.match(text)
+    if not m:
+        return text
+    rest = text[m.end():]
+    if m.group(0).lower().endswith("'s"):
+        return f"{person} is{rest}"  # "She's moving to Berlin"
+    return f"{person}{rest}"
+
+
+_PERSON_FACT_RE = re.compile(
+    r"^\S+(?: \S+)?\s+(?:is|was|will be)?\s*(?:moving to|moved to|relocating to|joining|joined|"
+    r"leaving|left|will lead|leads|will own|owns|took over|takes over|is responsible for|"
+    r"will be responsible for|is on leave|starts at|started at|is taking over|reports to|"
+    r"was promoted|got promoted|is back from|returns from)\b", re.I)
+_PERSON_FACT_ZH_RE = re.compile(r"^[\u4e00-\u9fff]{2,3}(?:下个月|下周|明年|今年|从\S{1,8})?"
+                                r"(?:开始)?(?:负责|加入|离职|调到|搬到|接手|调岗|休假|升任|转岗)")
+
+
+def about_person(text: str, person: str | None) -> bool:
+    """A sentence that tells where a named person works, what they take on or where they go."""
+    if not person or not text.startswith(person):
+        return False
+    pattern = _PERSON_FACT_ZH_RE if tx.is_cjk_text(text) else _PERSON_FACT_RE
+    return bool(pattern.match(text))

@@ -1,0 +1,62 @@
+"""Runbooks from notes (SPEC §7.1): a numbered how-to list with what comes before it (when to
+use it) and after it (what to do when it fails), and a debugging log with its symptom, cause,
+diagnosis, fix, result and lesson (debuglog.py tells the parts apart)."""
+
+from __future__ import annotations
+
+import re
+
+from remelink.models.local import debuglog
+from remelink.models.local import text as tx
+from remelink.models.local.candidate import Candidate
+from remelink.models.local.sections import Section
+from remelink.vault.notes import Note
+
+WEIGHT = 3.0
+
+
+def procedure(note: Note, section: Section, blocks: list[tuple[str, str]], title: str,
+               index: int, s_index: int) -> Candidate:
+    numbered = [t for k, t in blocks if k == "num"]
+    steps = [tx.clean_statement(t) for t in numbered if tx.clean_statement(t)]
+    first_num = next(i for i, (k, _) in enumerate(blocks) if k == "num")
+    lead = [tx.clean_statement(t) for k, t in blocks[:first_num] if k == "para"]
+    after = [tx.clean_statement(t) for k, t in blocks[first_num:] if k == "para"]
+    name = tx.procedure_title(section.heading or title, title)
+    points = [f"step: {s}" for s in steps]
+    # What follows the steps is what to do when they fail ("If the pager test fails, ...").
+    points += [f"failure: {a}" for a in after if re.match(r"^(?:if|when|unless|如果|若|当)\b", a,
+                                                            re.I)]
+    points += [f"point: {a}" for a in after if not re.match(r"^(?:if|when|unless|如果|若|当)\b",
+                                                            a, re.I)]
+    statement = " ".join(lead)
+    if statement:
+        points.insert(0, f"context: {statement}")
+    return Candidate(kind="procedure", bucket="procedure", name=name,
+                     statement=statement or name, points=points, paths=[note.path],
+                     weight=WEIGHT + 0.1 * len(steps), order=(index, s_index),
+                     roles={note.path: "procedure"})
+
+
+def debug_runbook(note: Note, title: str, attached: list[tuple[str, str]],
+                  steps: list[tuple[str, str]], failures: list[str], index: int) -> Candidate:
+    points: list[str] = []
+    by_kind: dict[str, list[str]] = {}
+    for kind, text in attached:
+        by_kind.setdefault(kind, []).append(text)
+    for kind in ("symptom", "cause"):
+        for text in by_kind.get(kind, []):
+            points.append(f"{kind}: {text}")
+    for section_kind, step in steps:
+        role = debuglog.step_role(step)
+        if section_kind == "fix" and role == "check":
+            role = "step"
+        points.append(f"{role}: {step}")
+    points += [f"outcome: {t}" for t in by_kind.get("outcome", [])]
+    points += [f"lesson: {t}" for t in by_kind.get("lesson", [])]
+    points += [f"failure: {f}" for f in failures]
+    symptom = next(iter(by_kind.get("symptom", [])), "")
+    name = debuglog.runbook_title(title)
+    return Candidate(kind="debug", bucket="procedure", name=name, statement=symptom or name,
+                     points=points, paths=[note.path], weight=WEIGHT + 1,
+                     order=(index, 0), roles={note.path: "debug"})

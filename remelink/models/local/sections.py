@@ -1,0 +1,74 @@
+"""Note structure for the local engine's extraction: the note's title, its sections (by
+heading, fenced code left out) and the blocks of a section (numbered items, bullets,
+paragraphs)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from remelink.vault.notes import Note
+
+
+@dataclass
+class Section:
+    heading: str
+    level: int
+    lines: list[str] = field(default_factory=list)
+
+
+def title_of(note: Note, meta: dict[str, object]) -> str:
+    for line in note.body.splitlines():
+        m = re.match(r"#\s+(.+?)\s*#*\s*$", line)
+        if m:
+            return m.group(1).strip()
+    for key in ("name", "title"):
+        value = meta.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return note.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def sections(body: str) -> list[Section]:
+    sections = [Section("", 0)]
+    fence = False
+    for line in body.replace("\r\n", "\n").split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        m = re.match(r"(#{1,6})\s+(.+?)\s*#*\s*$", line)
+        if m:
+            sections.append(Section(m.group(2).strip(), len(m.group(1))))
+            continue
+        sections[-1].lines.append(line)
+    return sections
+
+
+def blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
+    """(kind, text) blocks: `num` numbered item, `item` bullet, `para` paragraph."""
+    out: list[tuple[str, str]] = []
+    current_kind, current = "", []  # type: ignore[var-annotated]
+    for line in [*lines, ""]:
+        num = re.match(r"\s*\d+[.)]\s+(.*)", line)
+        item = re.match(r"\s*[-*+]\s+(.*)", line)
+        if not line.strip() or num or item:
+            if current:
+                out.append((current_kind, " ".join(s.strip() for s in current)))
+                current = []
+            if num:
+                current_kind, current = "num", [num.group(1)]
+            elif item:
+                current_kind, current = "item", [item.group(1)]
+            continue
+        if current and current_kind in ("num", "item") and line.startswith((" ", "\t")):
+            current.append(line)
+            continue
+        if current and current_kind != "para":
+            out.append((current_kind, " ".join(s.strip() for s in current)))
+            current = []
+        current_kind = "para"
+        current.append(line)
+    return [(k, t) for k, t in out if t.strip()]

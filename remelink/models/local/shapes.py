@@ -1,0 +1,158 @@
+"""Title shapes and the template lines built on them, grammatical for every shape (SPEC §7.1).
+
+A runbook's title is a verb phrase (`Queue a long export`), a gerund (`Debugging checkout Redis
+timeouts`), a noun phrase (`On-call handover checklist`) or a sentence (`Exports run as queued
+jobs`); "Use this when you need to ..." fits only the first. Each shape gets its own wording,
+in English and Chinese.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from remelink.models.local import points as pt
+from remelink.models.local import text as tx
+from remelink.models.local import titles
+
+KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "concept"}
+
+_VERBS = tx.word_set("""
+add apply archive audit back backfill bootstrap build bump calibrate cancel change check clean
+clear close collect compact configure connect convert copy create cut debug decommission delete
+deploy diagnose disable downgrade drain drop enable encrypt enroll escalate estimate evaluate
+export extend fail fix flush fork freeze generate grant hand handle import index install
+investigate invite issue keep kill label launch list load lock log merge migrate mirror monitor
+mount move notify offboard onboard open pause patch pin plan prepare profile promote provision
+prune publish purge queue rebase rebuild reboot recover redeploy refresh register reindex release
+reload remove rename renew repair replace replay report request reset resize restart restore
+resume retire retry revert review revoke roll rollback rotate run scale schedule seed send set
+setup ship shrink sign snapshot split start stop submit switch sync tag test throttle trace
+train transfer triage trim tune turn unblock unlock update upgrade upload validate verify
+warm watch wipe write
+""")
+_FINITE = re.compile(r"\b(?:is|are|was|were|must|should|will|can|cannot|can't|needs?|has|have|"
+                     r"runs?|goes|takes|gets|fails?|breaks?|works?|uses?|prefers?|likes?|wants?)\b",
+                     re.I)
+
+
+def shape(title: str) -> str:
+    """`verb`, `gerund`, `noun` or `sentence` (English); CJK titles are `noun` or `verb`."""
+    text = tx.clean_statement(title)
+    if tx.is_cjk_text(text):
+        nouns = r"(?:清单|流程|规范|指南|手册|步骤|方案|检查表|模板)$"
+        return "noun" if re.search(nouns, text) else "verb"
+    first = text.split(" ", 1)[0].lower() if text else ""
+    if first in _VERBS:
+        return "verb"
+    if first.endswith("ing") and len(first) > 4:
+        return "gerund"
+    if _FINITE.search(text):
+        return "sentence"
+    return "noun"
+
+
+def when_line(title: str, lang: str) -> str:
+    """When to use a runbook, from its title alone (used when the notes give no trigger)."""
+    text = tx.clean_statement(title)
+    kind = shape(text)
+    if lang == "zh":
+        return f"适用场景：{text}。" if kind == "noun" else f"适用场景：需要{text}时。"
+    low = tx.lower_first(text)
+    if kind == "verb":
+        return f"Use this when you need to {low}."
+    if kind == "gerund":
+        return f"Use this when {low}."
+    if kind == "sentence":
+        return f"Use this when {low}."
+    return f"Use this as the {low}." if re.search(
+        r"\b(?:checklist|runbook|playbook|procedure|process|guide|steps|recipe|routine)$",
+        low, re.I) else f"Use this for {low}."
+
+
+def trigger_line(trigger: str, lang: str) -> str:
+    """When to use a runbook, from the notes (a symptom, the situation it was written for)."""
+    text = tx.clean_statement(trigger).rstrip("。.!！")
+    if lang == "zh":
+        return f"适用场景：{text}。"
+    return f"Use this when {tx.lower_first(text)}."
+
+
+def procedure_description(title: str, steps: int, lang: str, *, debug: bool = False,
+                          cause: str = "") -> str:
+    """One line for a runbook: what it does and in how many steps; for a debugging log what
+    caused it, from the notes ("Checkout Redis timeouts: KEYS blocks Redis while it walks the
+    whole keyspace; fixed in 2 steps.")."""
+    text = tx.clean_statement(title)
+    why = tx.title_from(cause, max_words=16, cut_words=14, max_cjk=30) if cause else ""
+    if lang == "zh":
+        if debug:
+            return f"{text}：{why}；修复共 {steps} 步。" if why else f"{text}：修复共 {steps} 步。"
+        return f"{text}的操作步骤（{steps} 步）。"
+    kind = shape(text)
+    count = f"{steps} step{'s' if steps != 1 else ''}"
+    if debug:
+        return f"{text}: {tx.lower_first(why)}; fixed in {count}." if why else \
+            f"{text}: fixed in {count}."
+    if kind == "verb":
+        return f"How to {tx.lower_first(text)}, in {count}."
+    return f"{text}, in {count}."
+
+
+DESCRIPTION_CHARS = 240
+
+
+def told_description(name: str, summary: str, points: Sequence[str], lang: str) -> str:
+    """A topic a person came back to, in one line: the topic and what each account said
+    ("Nate's turtles: has had them for 3 years; took them to the beach in Tampa")."""
+    said = pt.said_of(points)
+    speaker = next(iter(said.values())).speaker if said else ""
+    facts = [summary] + [p.text for p in pt.parse_all(points)
+                         if p.role == "point" and p.source and p.text]
+    heads: list[str] = []
+    for fact in facts:
+        title = titles.fact_title(fact, speaker)
+        if speaker and title.startswith(speaker + " "):
+            title = title[len(speaker) + 1:]
+        if title and title.lower() not in (t.lower() for t in heads):
+            heads.append(title if lang == "zh" else tx.lower_first(title))
+    sep = "；" if lang == "zh" else "; "
+    head = f"{name}：" if lang == "zh" else f"{name}: "
+    out = head
+    for title in heads:
+        piece = title if out == head else sep + title
+        if len(out) + len(piece) > DESCRIPTION_CHARS:
+            break
+        out += piece
+    return out.rstrip() + ("。" if lang == "zh" else ".")
+
+
+def description(summary: str, lang: str, bucket: str = "", name: str = "",
+                 points: Sequence[str] = ()) -> str:
+    """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
+    not one), or for a runbook what it does and how many steps it has, worded for the shape of
+    its title (`How to queue a long export, in 4 steps.`, `On-call handover checklist, in 6
+    steps.`)."""
+    parsed = pt.parse_all(points)
+    said = pt.said_of(points)
+    if len(said) > 1:
+        return told_description(name, summary, points, lang)
+    steps = sum(1 for p in parsed if p.role == "step")
+    if bucket == "procedure" and steps:
+        debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
+        cause = next((p.text for p in parsed if p.role == "cause"), "")
+        return procedure_description(name, steps, lang, debug=debug, cause=cause)
+    text = tx.clean_statement(summary)
+    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
+    first = first or text
+    if len(first) > 240:
+        cut = first[:240]
+        first = cut[: cut.rfind(" ")] if " " in cut else cut
+        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
+    return first.rstrip(" ;:；：,，") or summary[:240]
+
+
+def frontmatter_kind(bucket: str, kind: str) -> str:
+    if kind == "fact" or (bucket == "wiki" and kind in ("lesson", "finding", "decision")):
+        return "observation"
+    return KIND_BY_BUCKET[bucket]

@@ -1,0 +1,310 @@
+"""Extraction for the local engine (SPEC §8, §11): units from the structure of daily and resource
+notes, in English and Chinese.
+
+A note is split into sections by its headings; a section's heading, or a label line ("We
+agreed:", "Why: ...", "Root cause: ..."), says what it holds. Numbered lists under a how-to
+heading become one procedure; a debugging log becomes one runbook (debuglog.py); list items and
+sentences carrying a decision, rule, preference or definition cue become statements, their
+subjects resolved when they open with a pronoun (people.py). What a note says *about* its
+decisions (its context, the reason given, a follow-up like "Revisit after the load test")
+becomes part of those units, never a unit of its own; chatter (attendance, one-off tasks,
+thanks) is left out. A note that gives nothing gets a reason that says what it held.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from remelink.models.local import debuglog, decide, people, runbooks, sections
+from remelink.models.local import text as tx
+from remelink.models.local.candidate import Candidate
+from remelink.vault.notes import Note
+
+title_of = sections.title_of  # the note's title (its first heading, else frontmatter, else name)
+DAILY = "daily/"  # a note outside it is a resource document
+MIN_WORDS = 5
+MIN_CJK = 8
+# Sections whose statements are about the note's decisions, not units of their own.
+_ATTACHED = ("context", "why", "followup", "symptom", "cause")
+_FOLLOWUP_RE = re.compile(r"^(?:revisit|re-?check|follow up|follow-up|to do|todo|tbd|open "
+                          r"question|再议|待定|后续)\b", re.I)
+_LABEL_LINE_RE = re.compile(r"^(?P<label>[^:：]{2,30}?)\s*[:：]\s*(?P<rest>.*)$")
+
+
+def _long_enough(text: str) -> bool:
+    if tx.is_cjk_text(text):
+        return len(re.findall(f"[{tx.CJK}]", text)) >= MIN_CJK
+    return len(text.split()) >= MIN_WORDS
+
+
+def _is_attendance(text: str) -> bool:
+    return bool(re.match(r"^\s*(attendees|participants|present|参会|出席|与会)\s*[:：]",
+                         text.lower()))
+
+
+def _is_chatter(text: str) -> bool:
+    if _is_attendance(text):
+        return True
+    return tx.has_cue(text, tx.CHATTER_CUES) and not tx.has_cue(
+        text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES)
+
+
+def _statement_kind(text: str, section_kind: str) -> str | None:
+    """What a statement is, from its section and its own cue words; None for passing mentions."""
+    if _is_chatter(text) or not _long_enough(text):
+        return None
+    if tx.has_cue(text, tx.PREFERENCE_CUES):
+        return "preference"
+    if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
+        return section_kind
+    if tx.has_cue(text, tx.DECISION_CUES):
+        return "decision"
+    if tx.has_cue(text, tx.RULE_CUES):
+        return "rule"
+    if tx.has_cue(text, tx.DEFINITION_CUES):
+        return "definition"
+    if section_kind == "failure" or (tx.has_cue(text, tx.LESSON_CUES)
+                                     and section_kind != "neutral"):
+        return "lesson"
+    return None
+
+
+def _bucket(kind: str, text: str) -> str:
+    if kind == "procedure":
+        return "procedure"
+    if kind == "preference":
+        return "personal"
+    if kind in ("decision", "rule") and tx.has_cue(text, tx.CONVENTION_CUES) and \
+            not tx.has_cue(text, ("because", "因为", "caused", "导致")):
+        return "personal"
+    return "wiki"
+
+
+_WEIGHT = {"procedure": 3.0, "preference": 2.5, "decision": 2.5, "rule": 2.0, "lesson": 2.0,
+           "definition": 1.5, "finding": 1.0}
+
+
+def _label(text: str) -> tuple[str, str] | None:
+    """A label line: ("decision", "") for "We agreed:", ("why", "X") for "Why: X"."""
+    found = debuglog.label_of(text)
+    if found:
+        return found
+    m = _LABEL_LINE_RE.match(tx.clean_statement(text))
+    if not m:
+        return None
+    label = m.group("label").strip().lower()
+    label = re.sub(r"^(?:we|the team|team|after [^:]+? we)\s+", "", label)
+    kind = tx.heading_kind(label)
+    if kind == "neutral" or len(label.split()) > 4:
+        return None
+    return kind, m.group("rest").strip()
+
+
+@dataclass
+class _Note:
+    """What the walk through one note found."""
+    out: list[Candidate] = field(default_factory=list)
+    attached: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
+    steps: list[tuple[str, str]] = field(default_factory=list)     # (section kind, step)
+    debug_kinds: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)  # what was left out: attendance, tasks, ...
+
+
+def note_candidates(note: Note, meta: dict[str, object], index: int
+                    ) -> tuple[list[Candidate], str]:
+    """Candidates of one note, in order, and the reason when it gives none."""
+    title = sections.title_of(note, meta)
+    found = _Note()
+    parts = sections.sections(note.body)
+    if not note.path.startswith(DAILY) and all(s.level < 2 for s in parts):
+        document = _document(note, title, parts, index)
+        if document is not None:
+            return [document], ""
+    names = people.named(title, note.body)
+    person = names[0] if names else None
+    procedures: list[Candidate] = []
+    for s_index, section in enumerate(parts):
+        kind = tx.heading_kind(section.heading) if section.heading else "neutral"
+        if section.level == 1 and kind != "procedure":
+            # A note's title says what the note is about, not what this section holds,
+            # except a how-to title over its own steps ("# How to rotate keys").
+            kind = "neutral"
+        if kind in debuglog.DEBUG_KINDS:
+            found.debug_kinds.append(kind)
+        if kind == "chatter":
+            found.seen.add("tasks" if "action" in section.heading.lower() or "todo" in
+                           section.heading.lower() else "attendance")
+            continue
+        blocks = sections.blocks(section.lines)
+        numbered = [t for k, t in blocks if k == "num"]
+        if kind in ("investigation", "fix") and (numbered or blocks):
+            found.steps += [(kind, tx.clean_statement(t)) for k, t in blocks
+                            if k in ("num", "item")]
+            continue
+        if numbered and (kind == "procedure" or (len(numbered) >= 3 and kind == "neutral")):
+            cand = runbooks.procedure(note, section, blocks, title, index, s_index)
+            procedures.append(cand)
+            found.out.append(cand)
+            blocks = [(k, t) for k, t in blocks if k != "num"]
+            if kind == "procedure":
+                continue
+        local = kind
+        for k, raw in blocks:
+            text = tx.clean_statement(raw)
+            label = _label(text)
+            if label:
+                local = label[0]
+                if label[0] in debuglog.DEBUG_KINDS:
+                    found.debug_kinds.append(label[0])
+                text = label[1][:1].upper() + label[1][1:]
+                if not text:
+                    continue  # "We agreed:" heads the items below it
+            elif k == "para" and kind != local and not raw.startswith((" ", "\t")):
+                local = kind
+            pieces = [text] if k in ("num", "item") else tx.sentences(text, clauses=False)
+            for piece in pieces:
+                subject = people.subject_of(piece)
+                piece = people.resolve(piece, person)
+                person = subject or person
+                if people.about_person(piece, subject or person) and not _is_chatter(piece):
+                    _person_fact(found, note, piece, index, s_index)
+                    continue
+                _statement(found, note, piece, local, index, s_index)
+    if procedures and found.failures:
+        procedures[-1].points += [f"failure: {f}" for f in found.failures]
+    elif found.failures:
+        for f in found.failures:
+            found.out.append(Candidate(kind="lesson", bucket="wiki", name=tx.title_from(f),
+                                       statement=f, points=[], paths=[note.path],
+                                       weight=_WEIGHT["lesson"], order=(index, 99),
+                                       roles={note.path: "failure"}))
+    if debuglog.is_debug_log(found.debug_kinds, bool(found.steps)):
+        return [runbooks.debug_runbook(note, title, found.attached, found.steps,
+                                       found.failures, index)] + \
+            [c for c in found.out if c.kind not in ("lesson",)], ""
+    _attach(found, note, index)
+    return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
+
+
+def _document(note: Note, title: str, parts: list[sections.Section], index: int
+              ) -> Candidate | None:
+    """A short resource document without sections is about one thing, its title: its first
+    paragraph says what, the next ones add to it."""
+    paragraphs = [tx.clean_statement(t) for s in parts for k, t in sections.blocks(s.lines)
+                  if k == "para"]
+    if not paragraphs or not _long_enough(paragraphs[0]):
+        return None
+    name = re.sub(r"\s+(?:notes?|overview|summary|笔记|说明|概述)$", "", tx.clean_statement(title),
+                  flags=re.I)
+    points = [f"point: {p}" for p in paragraphs[1:4]]
+    return Candidate(kind="definition", bucket="wiki", name=name[:1].upper() + name[1:],
+                     statement=paragraphs[0], points=points, paths=[note.path],
+                     weight=_WEIGHT["definition"], order=(index, 0),
+                     roles={note.path: "definition"})
+
+
+def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_index: int) -> None:
+    if kind in _ATTACHED or (kind in ("neutral", "lesson") and _FOLLOWUP_RE.match(piece)):
+        if _long_enough(piece) or _FOLLOWUP_RE.match(piece):
+            found.attached.append(("followup" if _FOLLOWUP_RE.match(piece) else kind, piece))
+        return
+    if kind == "lesson":
+        found.attached.append(("lesson", piece))  # the lesson line, if this is a debugging log
+    if kind == "outcome":
+        found.attached.append(("outcome", piece))
+        return
+    skind = _statement_kind(piece, kind)
+    if kind == "failure" and skind in (None, "lesson") and _long_enough(piece):
+        found.failures.append(piece)
+        return
+    if skind is None:
+        if _is_attendance(piece):
+            found.seen.add("attendance")
+        elif _is_chatter(piece):
+            found.seen.add("chatter")
+        elif piece.rstrip().endswith(("?", "？")):
+            found.seen.add("questions")
+        else:
+            found.seen.add("mentions")
+        return
+    why = tx.reason(piece) if skind in ("preference", "rule", "decision") else None
+    if skind == "preference" and kind == "decision" and tx.is_cjk_text(piece):
+        # "导出改为异步后要显示进度百分比，用户不喜欢只看到转圈": a decision whose last
+        # clause gives the reason (a preference of its users), not a preference of its own.
+        clauses = [c for c in re.split(r"[，,；;]", piece.rstrip("。")) if c.strip()]
+        if len(clauses) > 1 and tx.has_cue(clauses[-1], tx.PREFERENCE_CUES) and \
+                not any(tx.has_cue(c, tx.PREFERENCE_CUES) for c in clauses[:-1]):
+            skind, why = "decision", clauses[-1].strip()
+            found.out.append(Candidate(
+                kind=skind, bucket=_bucket(skind, piece),
+                name=tx.title_from("，".join(clauses[:-1])), statement=piece,
+                points=[f"why: {why}"], paths=[note.path], weight=_WEIGHT[skind],
+                order=(index, s_index), roles={note.path: skind}))
+            return
+    found.out.append(Candidate(
+        kind=skind, bucket=_bucket(skind, piece), name=tx.title_from(piece),
+        statement=piece, points=[f"why: {why}"] if why else [], paths=[note.path],
+        weight=_WEIGHT[skind], order=(index, s_index), roles={note.path: skind}))
+
+
+def _person_fact(found: _Note, note: Note, piece: str, index: int, s_index: int) -> None:
+    """What a note says about a teammate's work, role, plans or places ("Priya is moving to
+    the Berlin office in May"): a fact about a person, bucket personal."""
+    found.out.append(Candidate(kind="fact", bucket="personal", name=tx.title_from(piece),
+                               statement=piece, points=[], paths=[note.path],
+                               weight=_WEIGHT["preference"], order=(index, s_index),
+                               roles={note.path: "fact"}))
+
+
+def _attach(found: _Note, note: Note, index: int) -> None:
+    """Context, reasons and follow-ups join the decision or rule of the note they are about:
+    the one they share the most words with, else the first."""
+    targets = [c for c in found.out if c.kind in ("decision", "rule", "preference", "lesson")]
+    if not targets:
+        # Without a decision to explain, a lesson or a cause is worth keeping on its own.
+        for kind, text in found.attached:
+            if kind == "cause" and _long_enough(text):
+                found.out.append(Candidate(kind="lesson", bucket="wiki", name=tx.title_from(text),
+                                           statement=text, points=[], paths=[note.path],
+                                           weight=_WEIGHT["lesson"], order=(index, 98),
+                                           roles={note.path: "lesson"}))
+        return
+    for kind, text in found.attached:
+        if kind == "lesson":
+            continue
+        # Background explains decisions and rules; a person's preference only takes what is
+        # said about it (its follow-up, its reason).
+        fitting = [c for c in targets if kind in ("followup", "why") or c.kind != "preference"]
+        if kind in ("followup", "why"):
+            fitting = [c for c in fitting if c.kind != "lesson"] or fitting
+        if not fitting:
+            continue
+        words = decide.bag(text).counts.keys()
+        best = max(fitting, key=lambda c: (len(words & decide.bag(c.text()).counts.keys()),
+                                           -fitting.index(c)))
+        role = {"symptom": "context", "cause": "context"}.get(kind, kind)
+        best.points.append(f"{role}: {text}")
+
+
+def _reason(found: _Note, note: Note) -> str:
+    if not note.body.strip():
+        return "an empty note"
+    # Passing mentions ("see you tomorrow") do not change what kind of note it was.
+    seen = found.seen - {"mentions"} or found.seen
+    if seen == {"mentions"}:
+        return "passing mentions only: no decision, rule, preference, procedure or fact " \
+               "about a person"
+    if seen <= {"attendance"} and seen:
+        return "an attendance list only"
+    if seen <= {"attendance", "chatter"} and "chatter" in seen:
+        return "greetings, thanks and small talk only" + \
+            (", and an attendance list" if "attendance" in seen else "")
+    if seen <= {"attendance", "chatter", "tasks"} and "tasks" in seen:
+        return "one-off tasks and attendance only"
+    if seen <= {"questions", "chatter"} and "questions" in seen:
+        return "questions only, nothing settled"
+    if found.attached and not found.out:
+        return "background and follow-ups only, no decision they belong to"
+    return "no decision, rule, preference, procedure or fact about a person"
