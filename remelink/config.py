@@ -41,6 +41,9 @@ class Folders:
     digest: str = "digest"
 
 
+DEFAULT_BATCH_TOKENS = 15_000
+
+
 @dataclass(frozen=True)
 class DreamSettings:
     steps: tuple[str, ...] = DEFAULT_STEPS
@@ -53,8 +56,10 @@ class DreamSettings:
     topic_count: int = 3
     topic_diversity_days: int = 7
     max_tags: int = 3
-    # Extraction batches: estimated tokens of note text per LLM call (dream/batching.py).
-    batch_tokens: int = 15_000
+    # Extraction batches: estimated tokens of note text per call (dream/batching.py). None:
+    # the engine's own budget (an LLM: DEFAULT_BATCH_TOKENS; the local engine, which has no
+    # context window, reads every changed note in one pass and merges evidence across them).
+    batch_tokens: int | None = None
     # Deprecated (characters mean 4x more tokens in Chinese than in English): read as
     # batch_tokens = batch_chars / 4 when batch_tokens is not given; the run warns.
     batch_chars: int | None = None

@@ -70,7 +70,8 @@ auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
   # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
   max_units: 20          # units per extraction answer (a model with more is asked to continue)
-  batch_tokens: 15000    # estimated tokens of changed notes per extraction call
+  # batch_tokens: 15000  # LLM: estimated tokens of notes per extraction call (the local
+  #                      # engine, with no context window, reads all changed notes at once)
   max_steps: 30          # model turns per unit
   max_attempts: 3        # a failed unit is retried on later runs up to this many times
   concurrency: 1         # units integrated in parallel (LLM engines)

@@ -130,7 +130,10 @@ def test_the_init_template_with_everything_uncommented_is_accepted() -> None:
              for line in CONFIG_TEMPLATE.splitlines()]
     data = yaml.safe_load("\n".join(lines))
     settings = apply(Settings(), data, "template")
-    assert settings.auto_dream.batch_tokens == Settings().auto_dream.batch_tokens
+    # batch_tokens as shown wins over the deprecated batch_chars shown next to it.
+    from remelink.config import DEFAULT_BATCH_TOKENS
+
+    assert settings.auto_dream.batch_tokens == DEFAULT_BATCH_TOKENS
 
 
 def test_debug_is_listed_in_every_help() -> None:

@@ -17,9 +17,11 @@ is reported.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 from remelink.agent import LoopError
+from remelink.config import DEFAULT_BATCH_TOKENS
 from remelink.dream import revisions
 from remelink.dream.batching import batches, estimate_tokens
 from remelink.dream.context import RunContext
@@ -131,7 +133,18 @@ def _extraction_failed(ctx: RunContext, item: Changed, exc: Exception | str) -> 
 
 def _batches(ctx: RunContext, items: list[Changed]) -> list[list[Changed]]:
     costs = [estimate_tokens(note.text[:PER_NOTE_CHARS]) for _, note, _ in items]
-    return list(batches(items, costs, ctx.settings.auto_dream.batch_tokens))
+    return list(batches(items, costs, batch_budget(ctx)))
+
+
+def batch_budget(ctx: RunContext) -> int:
+    """Estimated tokens per extraction call: the configured budget, else the engine's own (an
+    engine without a context window, the local one, says so with `extraction_budget = 0`:
+    every changed note in one pass, so evidence merges across all of them)."""
+    configured = ctx.settings.auto_dream.batch_tokens
+    if configured is not None:
+        return configured
+    own = getattr(ctx.model, "extraction_budget", DEFAULT_BATCH_TOKENS)
+    return own if isinstance(own, int) and own > 0 else sys.maxsize
 
 
 def _edited(ctx: RunContext, paths: list[str]) -> dict[str, list[str]]:
@@ -204,7 +217,7 @@ def extract_step(ctx: RunContext) -> None:
     if dream.batch_chars is not None:
         ctx.report.warnings.append(
             f"auto_dream.batch_chars is deprecated (characters are 4x more tokens in Chinese "
-            f"than in English): read as batch_tokens: {dream.batch_tokens}; set "
+            f"than in English): read as batch_tokens: {batch_budget(ctx)}; set "
             "auto_dream.batch_tokens instead")
     changed = list(_changed_inputs(ctx))
     ctx.reporter.start("extract", len(changed))

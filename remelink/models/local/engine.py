@@ -54,6 +54,9 @@ MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at
 class LocalModel:
     """The built-in engine behind the `ChatModel` seam."""
 
+    # No context window: extraction reads every changed note in one pass (dream/extract.py).
+    extraction_budget = 0
+
     def __init__(self, settings: Settings, *, idf: Callable[[str], float] | None = None) -> None:
         self.name = "local"
         self.settings = settings
@@ -680,18 +683,15 @@ def _description(summary: str, lang: str, bucket: str = "", name: str = "",
     return shapes.description(summary, lang, bucket, name, points)
 
 
-_NODE_LINK_RE = re.compile(r"!?\[\[(?:[^\]|]*)\|([^\]]*)\]\]|!?\[\[[^\]]*\]\]")
+_LINK_RE = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 
 
 def _own_words(text: str) -> str:
-    """A node's text as what it says itself, for tagging: a link keeps its words only when they
-    are a mention woven into a sentence (a few words); a linked node's whole title, as a
-    related-link sentence shows it, is what that other node is about."""
-    def keep(m: re.Match[str]) -> str:
-        alias = m.group(1)
-        return alias if alias is not None and len(alias.split()) <= 3 else ""
-
-    return _NODE_LINK_RE.sub(keep, text)
+    """A node's text as what it says itself, for tagging: without the sentences that link
+    related nodes (their titles are what those nodes are about), a link woven into a sentence
+    keeping the words it shows."""
+    body = write.without_related_sentences(text)
+    return _LINK_RE.sub(lambda m: m.group(2) or "", body)
 
 
 def _kind(bucket: str, kind: str) -> str:
