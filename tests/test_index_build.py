@@ -1,0 +1,173 @@
+"""Full builds (remelink/index/build.py): one segment per process, the same hits and scores
+whatever the number of processes, a failed worker costs time and not documents, a build killed
+at any point leaves the previous index in service, and reading a node never follows a symlink
+out of the vault or blocks on a FIFO."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import VaultFactory
+
+from remelink.config import Settings
+from remelink.index import INDEX_DIR, NodeIndex, build, store
+from remelink.index.nodes import read_bytes, scan_digest
+
+SETTINGS = Settings()
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench import search_corpus  # noqa: E402
+
+QUERIES = search_corpus.queries(12) + ["学习了Python编程", "Whoosh"]
+
+
+def hits(ix: NodeIndex) -> list[list[tuple[str, float]]]:
+    return [[(h.path, round(h.score, 6)) for h in ix.search(q, refresh=False)] for q in QUERIES]
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    search_corpus.generate(root, 300, 7)
+    return root
+
+
+def test_processes_change_nothing_but_the_segments(corpus: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    results = {}
+    for procs in (1, 2, 3):
+        monkeypatch.setattr(store, "BUILD_PROCS", procs)
+        with NodeIndex(corpus, SETTINGS) as ix:
+            stats = ix.rebuild()
+            assert stats.notices == () and stats.added == 300
+            assert len(ix._store.ix._segments()) == procs
+            results[procs] = hits(ix)
+    assert results[1] == results[2] == results[3]
+    assert sum(map(len, results[1])) > 50
+
+
+def test_split_keeps_path_order_and_balances_bytes(corpus: Path) -> None:
+    files = sorted(scan_digest(corpus, "digest").items())
+    runs = build.split(files, 2)
+    assert [f for run in runs for f in run] == files
+    sizes = [sum(s.size for _, s in run) for run in runs]
+    assert len(runs) == 2 and abs(sizes[0] - sizes[1]) < 0.05 * sum(sizes)
+    assert build.split(files[:1], 2) == [files[:1]] and build.split([], 2) == [[]]
+
+
+def test_a_worker_that_cannot_start_costs_time_not_documents(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "BUILD_PROCS", 1)
+    with NodeIndex(corpus, SETTINGS) as ix:
+        ix.rebuild()
+        expected = hits(ix)
+    monkeypatch.setattr(store, "BUILD_PROCS", 2)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(sys, "executable", str(corpus / "no-such-python"))
+    with NodeIndex(corpus, SETTINGS) as ix:
+        stats = ix.rebuild()
+        assert ix.doc_count() == 300 and hits(ix) == expected
+        assert any("parallel index build: cannot start a worker" in n for n in stats.notices)
+
+
+def test_a_worker_running_other_code_is_refused(corpus: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker must import this very remelink; if it finds another copy it exits and its
+    run is built here (same documents, a notice)."""
+    monkeypatch.setattr(store, "BUILD_PROCS", 2)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(build, "__file__", str(corpus / "elsewhere" / "remelink" / "index"
+                                               / "build.py"))
+    with NodeIndex(corpus, SETTINGS) as ix:
+        stats = ix.rebuild()
+        assert ix.doc_count() == 300
+        assert any("worker exited 3" in n for n in stats.notices), stats.notices
+    assert not list((corpus / INDEX_DIR).glob("remelink-build-*"))
+
+
+KILLED_BUILD = """
+import sys
+from pathlib import Path
+from remelink.config import Settings
+from remelink.index import NodeIndex, build, store
+store.BUILD_PROCS = 2
+build.PARALLEL_MIN = 1
+print("start", flush=True)
+with NodeIndex(Path(sys.argv[1]), Settings()) as ix:
+    ix.rebuild()
+print("done", flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_parallel_build_killed_leaves_the_previous_index(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    search_corpus.generate(root, 1500, 3)
+    with NodeIndex(root, SETTINGS) as ix:
+        ix.rebuild()
+        before = hits(ix)
+    inside = 0
+    for delay in (0.2, 0.5, 0.9, 1.4):
+        proc = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, str(root)],
+                                stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                                start_new_session=True)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "start"
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGKILL)  # the builder and its worker
+        proc.wait()
+        inside += "done" not in proc.stdout.read()
+        with NodeIndex(root, SETTINGS) as ix:
+            assert ix._store.open() is None
+            assert ix.doc_count() == 1500 and hits(ix) == before
+            assert not ix.refresh().rebuilt
+    assert inside >= 3, f"only {inside} of 4 kills landed inside the build"
+    with NodeIndex(root, SETTINGS) as ix:
+        ix.rebuild()  # sweeps what the killed builds left
+        assert hits(ix) == before
+    base = root / ".remelink"
+    assert not [p for p in base.iterdir() if p.name.startswith(("index.new-", "index.old-"))]
+
+
+def test_symlinks_out_of_the_vault_are_never_read(make_vault: VaultFactory,
+                                                  tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nname: Secret\n---\nplutonium recipe\n", encoding="utf-8")
+    root = make_vault({"digest/wiki/inside.md": "---\nname: Inside\n---\nheron\n"})
+    (root / "digest/wiki/out.md").symlink_to(secret)
+    (root / "digest/wiki/alias.md").symlink_to(root / "digest/wiki/inside.md")
+    with NodeIndex(root, SETTINGS) as ix:
+        ix.rebuild()
+        assert ix.search("plutonium") == []
+        assert sorted(h.path for h in ix.search("heron")) == \
+            ["digest/wiki/alias.md", "digest/wiki/inside.md"]
+
+
+def test_read_bytes_refuses_links_and_special_files(tmp_path: Path) -> None:
+    target = tmp_path / "t.md"
+    target.write_bytes(b"x" * 10)
+    link = tmp_path / "l.md"
+    link.symlink_to(target)
+    fifo = tmp_path / "f.md"
+    os.mkfifo(fifo)
+    assert read_bytes(str(target), 4) == b"xxxxx"  # at most max_bytes + 1
+    with pytest.raises(OSError):
+        read_bytes(str(link), 100)
+    started = time.perf_counter()
+    with pytest.raises(OSError):
+        read_bytes(str(fifo), 100)
+    assert time.perf_counter() - started < 1
+
+
+def test_a_fifo_named_like_a_node_does_not_hang_a_build(make_vault: VaultFactory) -> None:
+    root = make_vault({"digest/wiki/a.md": "---\nname: A\n---\nheron\n"})
+    os.mkfifo(root / "digest/wiki/pipe.md")
+    with NodeIndex(root, SETTINGS) as ix:
+        ix.rebuild()
+        assert [h.path for h in ix.search("heron")] == ["digest/wiki/a.md"]
