@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import search_corpus  # noqa: E402
 
-QUERIES = search_corpus.queries(12) + ["学习了Python编程", "Whoosh"]
+QUERIES = [*search_corpus.queries(12), "学习了Python编程", "Whoosh"]
 
 
 def hits(ix: NodeIndex) -> list[list[tuple[str, float]]]:
