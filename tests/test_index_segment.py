@@ -1,7 +1,8 @@
-"""Full builds write Whoosh's own format (remelink/index/segment.py): for any documents, the
-segment SegmentBuilder writes is byte for byte the one Whoosh's `add_document` + `commit`
-writes, through the fast encoder and through the codec's per-posting API alike; and
-`analysis.index_counts` counts exactly the terms `iter_terms` yields."""
+"""Full builds write Whoosh's own format (remelink/index/segment.py, blocks.py): for any
+documents, the segment written from one run is byte for byte the one Whoosh's `add_document` +
+`commit` writes; written from several runs (a two-process build), it holds every posting and
+term statistic Whoosh's does; and `analysis.index_counts` counts exactly the terms
+`iter_terms` yields."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from remelink.index import analysis, engine, segment
+from remelink.index import analysis, blocks, engine, segment
 from remelink.index.nodes import NodeDoc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,26 +38,59 @@ def segment_files(directory: Path) -> dict[str, bytes]:
     return out
 
 
-def build_both(tmp: Path, fields: list[dict[str, Any]],
-               monkeypatch: pytest.MonkeyPatch | None = None,
-               api: bool = False) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    a, b = tmp / "whoosh", tmp / "builder"
-    ix = engine.create(a)
+def whoosh_index(directory: Path, fields: list[dict[str, Any]]) -> Any:
+    ix = engine.create(directory)
     w = engine.writer(ix, wait=1)
     for f in fields:
         w.add_document(**f)
     w.commit()
-    ix2 = engine.create(b)
-    w2 = engine.writer(ix2, wait=1)
-    builder = segment.SegmentBuilder(w2)
-    for f in fields:
-        builder.add(f)
-    if api:
-        assert monkeypatch is not None
-        monkeypatch.setattr(segment, "_fast_codec", lambda writer: False)
-    assert builder.finish() == len(fields)
-    w2.commit(merge=False)
-    return segment_files(a), segment_files(b)
+    return ix
+
+
+def builder_index(directory: Path, fields: list[dict[str, Any]], cuts: int = 1) -> Any:
+    """The documents cut into `cuts` runs, each with its own builder (as build processes
+    have), written as one segment."""
+    ix = engine.create(directory)
+    w = engine.writer(ix, wait=1)
+    size = -(-len(fields) // cuts)
+    runs, base = [], 0
+    for lo in range(0, len(fields), size):
+        builder = segment.SegmentBuilder(w.schema)
+        for f in fields[lo:lo + size]:
+            builder.add(f)
+        runs.append(builder.encode(docbase=base))
+        base += builder.count
+    assert blocks.write_runs(w, runs) == len(fields)
+    w.commit(merge=False)
+    return ix
+
+
+def build_both(tmp: Path, fields: list[dict[str, Any]]) -> tuple[dict[str, bytes],
+                                                                 dict[str, bytes]]:
+    whoosh_index(tmp / "whoosh", fields)
+    builder_index(tmp / "builder", fields)
+    return segment_files(tmp / "whoosh"), segment_files(tmp / "builder")
+
+
+def decoded(ix: Any) -> dict[tuple[str, bytes], tuple[Any, ...]]:
+    """Every term's statistics and postings, as Whoosh's reader returns them."""
+    out = {}
+    with ix.reader() as reader:
+        for fieldname, btext in reader.all_terms():
+            info = reader.term_info(fieldname, btext)
+            m = reader.postings(fieldname, btext)
+            postings = []
+            while m.is_active():
+                postings.append((m.id(), m.weight(), m.value()))
+                m.next()
+            out[(fieldname, btext)] = (
+                info.weight(), info.doc_frequency(), info.min_length(), info.max_length(),
+                info.max_weight(), info.min_id(), info.max_id(), tuple(postings))
+        out[("", b"stored")] = tuple(reader.all_stored_fields())
+        out[("", b"lengths")] = tuple(
+            (reader.doc_field_length(n, "text"), reader.doc_field_length(n, "name"))
+            for n in range(reader.doc_count_all()))
+    return out
 
 
 def fields(i: int, name: str, description: str, tags: list[str], body: str) -> dict[str, Any]:
@@ -92,22 +126,46 @@ def corpus_fields(root: Path, n: int) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("api", [False, True], ids=["encoder", "codec-api"])
-def test_builder_writes_whooshs_bytes_with_multi_block_terms(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: bool) -> None:
+def test_builder_writes_whooshs_bytes_with_multi_block_terms(tmp_path: Path) -> None:
     items = corpus_fields(tmp_path / "vault", 400)
-    whoosh, ours = build_both(tmp_path, items, monkeypatch, api=api)
+    whoosh, ours = build_both(tmp_path, items)
     assert set(ours) == set(whoosh) and len(whoosh["pst"]) > 100_000
     for name in whoosh:
         assert ours[name] == whoosh[name], name
 
 
-def test_builder_refuses_a_used_writer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("cuts", [2, 3])
+def test_runs_written_as_one_segment_hold_whooshs_postings(tmp_path: Path, cuts: int) -> None:
+    items = corpus_fields(tmp_path / "vault", 400)
+    expected = decoded(whoosh_index(tmp_path / "whoosh", items))
+    ours = builder_index(tmp_path / "builder", items, cuts)
+    assert len(ours._segments()) == 1
+    got = decoded(ours)
+    assert got.keys() == expected.keys()
+    multi = [k for k, v in expected.items() if k[0] and v[1] > 128]
+    assert len(multi) > 20  # terms whose postings span blocks and runs
+    for key in expected:
+        assert got[key] == expected[key], key
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(docs, st.integers(min_value=2, max_value=4))
+def test_any_runs_hold_whooshs_postings(tmp_path_factory: pytest.TempPathFactory,
+                                        items: list[tuple[str, str, list[str], str]],
+                                        cuts: int) -> None:
+    tmp = tmp_path_factory.mktemp("runs")
+    values = [fields(i, *item) for i, item in enumerate(items)]
+    assert decoded(builder_index(tmp / "b", values, cuts)) == \
+        decoded(whoosh_index(tmp / "w", values))
+
+
+def test_write_runs_refuses_a_used_writer(tmp_path: Path) -> None:
     ix = engine.create(tmp_path)
     w = engine.writer(ix, wait=1)
     w.add_document(**fields(0, "a", "b", [], "c"))
     with pytest.raises(ValueError):
-        segment.SegmentBuilder(w)
+        blocks.write_runs(w, [segment.SegmentBuilder(w.schema).encode()])
     w.cancel()
 
 

@@ -280,15 +280,6 @@ def writer(ix: Any, *, wait: float) -> Any:
     return ix.writer(timeout=wait, delay=0.05, limitmb=LIMITMB, compound=False)
 
 
-def sub_writer(ix: Any) -> Any:
-    """A writer for one more segment of a full build whose lock another writer holds (what
-    Whoosh's multiprocessing writer gives its sub-processes)."""
-    from whoosh.writing import SegmentWriter
-
-    return SegmentWriter(ix, _lk=False, limitmb=LIMITMB,  # type: ignore[no-untyped-call]
-                         compound=False)
-
-
 @dataclass(frozen=True, slots=True)
 class StoredDoc:
     path: str
