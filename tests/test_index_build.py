@@ -16,7 +16,7 @@ import pytest
 from conftest import VaultFactory
 
 from remelink.config import Settings
-from remelink.index import INDEX_DIR, NodeIndex, build, store
+from remelink.index import INDEX_DIR, NodeIndex, build, store, worker
 from remelink.index.nodes import read_bytes, scan_digest
 
 SETTINGS = Settings()
@@ -103,13 +103,46 @@ def test_a_worker_running_other_code_is_refused(corpus: Path,
     run is built here (same documents, a notice)."""
     monkeypatch.setattr(store, "BUILD_PROCS", 2)
     monkeypatch.setattr(build, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(build, "__file__", str(corpus / "elsewhere" / "remelink" / "index"
-                                               / "build.py"))
+    monkeypatch.setattr(worker, "__file__", str(corpus / "elsewhere" / "remelink" / "index"
+                                                / "worker.py"))
     with NodeIndex(corpus, SETTINGS) as ix:
         stats = ix.rebuild()
         assert ix.doc_count() == 300
         assert any("worker exited 3" in n for n in stats.notices), stats.notices
     assert not list((corpus / INDEX_DIR).glob("remelink-build-*"))
+
+
+def test_a_worker_dying_mid_stream_costs_time_not_documents(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker dies after this process has written part of the segment from its terms:
+    that segment is dropped and the build redone here."""
+    monkeypatch.setattr(store, "BUILD_PROCS", 1)
+    with NodeIndex(corpus, SETTINGS) as ix:
+        ix.rebuild()
+        expected = hits(ix)
+    monkeypatch.setattr(store, "BUILD_PROCS", 2)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
+    original = worker.Worker.terms
+    fields: list[str] = []
+
+    def die_on_second_field(self: worker.Worker, field: str) -> object:
+        fields.append(field)
+        if len(fields) == 3:  # bucket and name merged already
+            self.proc.kill()
+            self.proc.wait()
+        return (yield from original(self, field))
+
+    monkeypatch.setattr(worker.Worker, "terms", die_on_second_field)
+    with NodeIndex(corpus, SETTINGS) as ix:
+        stats = ix.rebuild()
+        assert any("parallel index build: worker exited -9" in n for n in stats.notices), \
+            stats.notices
+        assert ix.doc_count() == 300 and hits(ix) == expected
+        assert len(ix._store.ix._segments()) == 1
+    names = [p.name for p in (corpus / INDEX_DIR).iterdir()]
+    assert len({n.split(".")[0] for n in names if n.startswith("MAIN_") and
+                not n.endswith("LOCK")}) == 1, names  # the dropped segment's files are gone
+    assert not [n for n in names if n.startswith("remelink-build-")]
 
 
 KILLED_BUILD = """
