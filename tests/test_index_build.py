@@ -73,13 +73,14 @@ def test_two_processes_with_unindexable_files(make_vault: VaultFactory,
     assert results[1] == results[2] and results[1][1] == ["digest/wiki/n17.md"]
 
 
-def test_split_keeps_path_order_and_balances_bytes(corpus: Path) -> None:
+def test_split_keeps_path_order_and_shares_bytes(corpus: Path) -> None:
     files = sorted(scan_digest(corpus, "digest").items())
-    runs = build.split(files, 2)
-    assert [f for run in runs for f in run] == files
-    sizes = [sum(s.size for _, s in run) for run in runs]
-    assert len(runs) == 2 and abs(sizes[0] - sizes[1]) < 0.05 * sum(sizes)
-    assert build.split(files[:1], 2) == [files[:1]] and build.split([], 2) == [[]]
+    for share in (0.5, 0.62):
+        first, second = build.split(files, share)
+        assert first + second == files and first and second
+        size = sum(s.size for _, s in first) / sum(s.size for _, s in files)
+        assert abs(size - share) < 0.02, (share, size)
+    assert build.split([], 0.6) == ([], [])
 
 
 def test_a_worker_that_cannot_start_costs_time_not_documents(
