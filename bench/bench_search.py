@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import search_corpus, search_recall
 from bench._report import OUT, ROOT, machine, write_section
 from remelink.config import Settings
-from remelink.index import NodeIndex, analysis, build, core, engine, store
+from remelink.index import NodeIndex, analysis, blocks, build, core, engine, store
 from remelink.index.nodes import NodeDoc, read_node, scan_digest
 
 SEED = 42
@@ -163,7 +163,7 @@ kids = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"wall": wall, "cpu": time.process_time() - c0,
                   "child_cpu": kids.ru_utime + kids.ru_stime,
                   "rss": me.ru_maxrss * 1024, "child_rss": kids.ru_maxrss * 1024,
-                  "docs": stats.added, "segments": segments}))
+                  "docs": stats.added, "segments": segments, "notices": list(stats.notices)}))
 """
 
 
@@ -195,6 +195,10 @@ class Builds:
         return f"{r['rss'] / 1e6:.0f} + {r['child_rss'] / 1e6:.0f} MB (worker)"
 
     @property
+    def notices(self) -> list[str]:
+        return [n for r in self.runs for n in r["notices"]]
+
+    @property
     def loads(self) -> str:
         return ", ".join(f"{r['load']:.1f}" for r in self.runs)
 
@@ -210,6 +214,8 @@ def child_builds(label: str, code: Path, root: Path, procs: int, repeat: int) ->
                                str(procs)], capture_output=True, text=True, check=True)
         run = json.loads(done.stdout.strip().splitlines()[-1])
         run["load"] = before
+        if run["notices"]:
+            print(f"  {label}: {run['notices']}", flush=True)
         out.runs.append(run)
     return out
 
@@ -301,7 +307,7 @@ def phases(root: Path) -> dict[str, Any]:
             out["analysis (CJK bigrams, words, plural stemmer)"] = analysed
             ix = engine.create(Path(tmp))
             writer = engine.writer(ix, wait=5)
-            builder = SegmentBuilder(writer)
+            builder = SegmentBuilder(writer.schema)
             t = cpu()
             for f in docs:
                 builder.add(f)
@@ -311,8 +317,11 @@ def phases(root: Path) -> dict[str, Any]:
                                   for p in posts.values())
             out["terms"] = sum(len(posts) for posts in builder.postings.values())
             t = cpu()
-            builder.finish()
-            out["encode and write terms and postings"] = cpu() - t
+            run = builder.encode()
+            out["encode blocks and term infos"] = cpu() - t
+            t = cpu()
+            blocks.write_runs(writer, [run])
+            out["write records, postings file, term table"] = cpu() - t
             t = cpu()
             writer.commit(merge=False)
             out["commit (columns, term hash tables, TOC)"] = cpu() - t
@@ -565,6 +574,9 @@ def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
         *build_table(sizes),
         "",
     ]
+    for n, r in sizes.items():
+        for note in r["product"].notices:
+            lines += [f"- {n:,} nodes, a default build said: {note}", ""]
     n, ph = phase
     total = sum(v for k, v in ph.items() if k not in ("postings", "terms"))
     lines += [

@@ -85,9 +85,13 @@ def build(directory: Path, files: Sequence[tuple[str, FileStat]], digest: str,
             elif len(files) < PARALLEL_MIN or procs < 2:
                 results = _one_run(writer, files, digest, max_bytes)
             else:
+                failed = None
                 try:
                     results = _two_runs(writer, directory, files, digest, max_bytes)
-                except WorkerFailed as failed:
+                except WorkerFailed as exc:
+                    failed = str(exc)  # (outside this block the traceback, which holds
+                    # this process's postings, is gone before the one-process build)
+                if failed is not None:
                     notices.append(f"parallel index build: {failed}; built in one process")
                     writer.cancel()  # what it wrote is not in any TOC; the commit sweeps it
                     writer = engine.writer(ix, wait=wait)
