@@ -73,6 +73,22 @@ def test_two_processes_with_unindexable_files(make_vault: VaultFactory,
     assert results[1] == results[2] and results[1][1] == ["digest/wiki/n17.md"]
 
 
+def test_another_whoosh_codec_builds_through_whooshs_own_writer(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Whoosh whose codec the block encoder was not written against (e.g. the
+    whoosh-reloaded fallback) gets the same index from Whoosh's own writer."""
+    from remelink.index import blocks
+
+    with NodeIndex(corpus, SETTINGS) as ix:
+        ix.rebuild()
+        expected = hits(ix)
+    monkeypatch.setattr(blocks, "supported", lambda writer: False)
+    monkeypatch.setattr(blocks, "write_runs", None)  # never reached
+    with NodeIndex(corpus, SETTINGS) as ix:
+        assert ix.rebuild().added == 300
+        assert hits(ix) == expected
+
+
 def test_split_keeps_path_order_and_shares_bytes(corpus: Path) -> None:
     files = sorted(scan_digest(corpus, "digest").items())
     for share in (0.5, 0.62):

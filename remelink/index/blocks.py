@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from remelink.index.segment import Postings, Run
 
 _MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
-_MIN_COMPRESS = whoosh3.COMPRESSION_MIN_SIZE
+# whoosh3 skips zlib under 80 bytes; a fork without this constant (whoosh-reloaded 2.7.5)
+# compresses every block, which this encoder does not do: `supported` is then False.
+_MIN_COMPRESS: int = getattr(whoosh3, "COMPRESSION_MIN_SIZE", 0)
 _BLOCK = 128
 _TERMINFO = struct.Struct("!BfIBBfII")  # W3TermInfo._struct: flags, weight, df, lengths, ...
 _HASH_LENGTHS = struct.Struct("!ii")  # filetables._lengths: key and value length of a record
@@ -54,7 +56,8 @@ def supported(writer: Any) -> bool:
     codec = writer.codec
     fw = writer.fieldwriter
     tindex = getattr(fw, "_tindex", None)
-    return (type(codec) is whoosh3.W3Codec and type(fw) is whoosh3.W3FieldWriter
+    return (_MIN_COMPRESS > 0 and type(codec) is whoosh3.W3Codec
+            and type(fw) is whoosh3.W3FieldWriter
             and codec._blocklimit == _BLOCK and codec._compression == 3
             and codec._inlinelimit == 1 and hasattr(fw, "_postfile")
             and hasattr(fw, "_fieldid") and type(tindex) is filetables.OrderedHashWriter
