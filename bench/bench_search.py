@@ -7,9 +7,10 @@ Every engine gets the same terms: remelink's analyzer runs first and tantivy / b
 output (tantivy with its whitespace tokenizer), so the comparison is about the engines.
 
 Builds run in a fresh child process each (`NodeIndex.rebuild()`, the code of `remelink index
-rebuild`): wall time of the rebuild, CPU of the process and its worker, and the peak RSS of
-each (ru_maxrss; their sum bounds what the two hold at once). `--baseline DIR` also builds with
-the code in DIR (a checkout of an earlier commit) in the same run, for before/after figures.
+rebuild`): wall time of the rebuild, CPU of the process and its worker, and the peak of their
+RSS summed at one instant (sampled every 10 ms from /proc; the builder's own VmHWM too).
+`--baseline DIR` also builds with the code in DIR (a checkout of an earlier commit) in the same
+run, for before/after figures.
 Wall times on a shared machine are noisy: the load average is printed beside each build and
 CPU times beside the walls; compare ratios within one run.
 
@@ -158,11 +159,13 @@ with NodeIndex(Path(sys.argv[2]), Settings()) as ix:
     stats = ix.rebuild()
     wall = time.perf_counter() - t0
     segments = len(ix._store.ix._segments())
-me = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+# VmHWM, not ru_maxrss: a process started by vfork + exec inherits its parent's high-water
+# mark in ru_maxrss (the benchmark process is large by the 10,000-node round).
+hwm = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status")
+           if line.startswith("VmHWM:"))
 print(json.dumps({"wall": wall, "cpu": time.process_time() - c0,
-                  "child_cpu": kids.ru_utime + kids.ru_stime,
-                  "rss": me.ru_maxrss * 1024, "child_rss": kids.ru_maxrss * 1024,
+                  "child_cpu": kids.ru_utime + kids.ru_stime, "hwm": hwm,
                   "docs": stats.added, "segments": segments, "notices": list(stats.notices)}))
 """
 
@@ -185,14 +188,16 @@ class Builds:
 
     @property
     def peak(self) -> float:
-        return max(float(r["rss"]) + float(r["child_rss"]) for r in self.runs)
+        """The highest RSS of the builder and its worker together, sampled at one instant."""
+        return max(float(r["peak"]) for r in self.runs)
 
     @property
     def peak_parts(self) -> str:
-        r = max(self.runs, key=lambda r: float(r["rss"]) + float(r["child_rss"]))
-        if not r["child_rss"]:
-            return f"{r['rss'] / 1e6:.0f} MB"
-        return f"{r['rss'] / 1e6:.0f} + {r['child_rss'] / 1e6:.0f} MB (worker)"
+        r = max(self.runs, key=lambda r: float(r["peak"]))
+        if not r["worker_peak"]:
+            return f"{max(r['hwm'], r['builder_peak']) / 1e6:.0f} MB, one process"
+        return (f"builder {max(r['hwm'], r['builder_peak']) / 1e6:.0f} MB, worker "
+                f"{r['worker_peak'] / 1e6:.0f} MB at their highest")
 
     @property
     def notices(self) -> list[str]:
@@ -206,14 +211,48 @@ class Builds:
         return " / ".join(f"{r['wall']:.2f}" for r in self.runs)
 
 
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(x) for x in fh.read().split()]
+    except OSError:
+        return []
+
+
 def child_builds(label: str, code: Path, root: Path, procs: int, repeat: int) -> Builds:
+    """Builds in a fresh process each; RSS of the builder and of its worker sampled every
+    10 ms (their sum at one instant is the memory the build needs)."""
     out = Builds(label)
     for _ in range(repeat):
         before = load()
-        done = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(code), str(root),
-                               str(procs)], capture_output=True, text=True, check=True)
-        run = json.loads(done.stdout.strip().splitlines()[-1])
-        run["load"] = before
+        proc = subprocess.Popen([sys.executable, "-c", BUILD_CHILD, str(code), str(root),
+                                 str(procs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        peak = builder_peak = worker_peak = 0
+        while proc.poll() is None:
+            mine = _rss(proc.pid)
+            kids = sum(_rss(k) for k in _children(proc.pid))
+            peak = max(peak, mine + kids)
+            builder_peak = max(builder_peak, mine)
+            worker_peak = max(worker_peak, kids)
+            time.sleep(0.01)
+        stdout, stderr = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"build child failed: {stderr[-2000:]}")
+        run = json.loads(stdout.strip().splitlines()[-1])
+        run.update(load=before, peak=max(peak, run["hwm"]), builder_peak=builder_peak,
+                   worker_peak=worker_peak)
         if run["notices"]:
             print(f"  {label}: {run['notices']}", flush=True)
         out.runs.append(run)
@@ -568,7 +607,7 @@ def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
         "",
         "`NodeIndex.rebuild()` (what `remelink index rebuild` runs), each in a fresh process, "
         "two runs each: best wall (best CPU of the process plus its build worker), worst peak "
-        "RSS (the builder's plus the worker's: the sum bounds what they hold at once). "
+        "RSS (the builder's and the worker's summed at one instant, sampled every 10 ms). "
         f"tantivy and bm25s index the same analysed terms in the same run.{baseline or ''}",
         "",
         *build_table(sizes),
