@@ -265,8 +265,8 @@ def whoosh(root: Path, queries: list[str], longs: list[str]) -> dict[str, Any]:
     settings = Settings()
     saved = store.BUILD_PROCS
     try:
-        # Query speed on the index of a one-process build (one segment), then on the
-        # product's (one segment per build process); the rest runs on the product's.
+        # Query speed on the index of a one-process build, then on the product's (both one
+        # segment; the rest runs on the product's).
         for procs, phase in ((1, "single"), (saved or build.default_procs(), "product")):
             store.BUILD_PROCS = procs
             with NodeIndex(root, settings) as ix:
@@ -598,6 +598,22 @@ def speed_table(n: int, w: dict[str, Any], t: dict[str, Any], b: dict[str, Any])
     return lines
 
 
+def cold_note(r: dict[str, Any]) -> str:
+    if "cold_before" not in r:
+        return ""
+    before, now = r["cold_before"], r["cold_now"]
+    return (f" Cold `node-search` through the same `python -c` call, before / now: "
+            f"{ms(before.p50)} / {ms(now.p50)} ({ms(before.cpu50)} / {ms(now.cpu50)} CPU).")
+
+
+def cold_code(code: Path, root: Path, query: str) -> tuple[list[str], dict[str, str]]:
+    """A cold `node-search` with the code in `code` (for before/after)."""
+    argv = [sys.executable, "-c",
+            f"import sys; sys.argv = ['remelink', 'node-search', {query!r}, '--vault', "
+            f"{str(root)!r}]; from remelink.cli import main; main()"]
+    return argv, {**os.environ, "PYTHONPATH": str(code)}
+
+
 def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
            build_prof: str, recall: dict[str, dict[str, search_recall.Metrics]] | None,
            ablation: list[tuple[str, list[search_recall.Metrics]]] | None,
@@ -640,8 +656,8 @@ def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
         "### node-search: updates and queries",
         "",
         "Medians; ratio = Whoosh / reference engine (wall); CPU beside the wall because the "
-        "machine is shared. Queries run on the index the default build leaves (one segment per "
-        "build process).",
+        "machine is shared. Queries run on the index the default build leaves (one segment, "
+        "as a one-process build leaves).",
         "",
     ]
     for n, r in sizes.items():
@@ -652,9 +668,9 @@ def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
             "",
             f"- {n:,} nodes: 10-word query p50 on the one-process build "
             f"({w['segments_single']} segment): {ms(w['query10_single'].p50)} "
-            f"({ms(w['query10_single'].cpu50)} CPU); on the default build "
-            f"({w['segments_product']} segments): {ms(w['query10_product'].p50)} "
-            f"({ms(w['query10_product'].cpu50)} CPU). No-op refresh (walk + stat): "
+            f"({ms(w['query10_single'].cpu50)} CPU); on the two-process build "
+            f"({w['segments_product']} segment): {ms(w['query10_product'].p50)} "
+            f"({ms(w['query10_product'].cpu50)} CPU).{cold_note(r)} No-op refresh (walk + stat): "
             f"{ms(w['refresh_noop'].p50)}; a 10-word search with refresh=True: "
             f"{ms(w['query10_refresh'].p50)}. One-node update p95 {ms(w['update'].p95)}. "
             f"The index lock (thread safety): query CPU p50 {ms(locked)} with it, "
@@ -726,6 +742,10 @@ def main(argv: list[str]) -> int:
         print(f"  now: 1 process {r['single'].walls()} s, default {r['product'].walls()} s",
               flush=True)
         r["whoosh"] = whoosh(root, queries, longs)
+        if baseline:
+            for key, code in (("cold_before", Path(baseline)), ("cold_now", ROOT)):
+                argv, env = cold_code(code, root, queries[0])
+                r[key] = cold(argv, env=env)
         docs = analyzed(load_docs(root))
         with tempfile.TemporaryDirectory(prefix="remelink-search-bench-") as tmp:
             work = Path(tmp)
