@@ -55,6 +55,8 @@ class Worker:
     @classmethod
     def start(cls, directory: Path, run: Sequence[tuple[str, FileStat]], digest: str,
               max_bytes: int) -> Worker:
+        if not sys.executable:  # an embedded interpreter: nothing to start
+            raise WorkerFailed("no Python executable to start a worker with")
         job = directory / _JOB
         payload = {"digest": digest, "max_bytes": max_bytes,
                    "files": [(rel, s.disk, s.mtime_ns, s.size) for rel, s in run]}
