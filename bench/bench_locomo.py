@@ -14,11 +14,10 @@ per conversation and overall (scoring rules in bench/locomo_eval.py):
 3. chatter nodes; 4. boilerplate sentences; 5. tag precision on the hand-labelled nodes of
    bench/locomo/tag_labels.yaml (which tags would be right for each: its people,
    organisations, projects and products).
-The vaults use one extraction batch per conversation (`auto_dream.batch_chars: 1000000`: the
-local engine has no token budget, and a topic a person returns to over many sessions is grouped
-at once); the overall figures with remelink's default batch size are reported as well (there a
-topic split across batches lands in separate nodes: the integrate step does not yet take a node
-with the same title as the same abstraction).
+The vaults use remelink's default configuration (the local engine reads every changed note in
+one pass, so a topic a person returns to over many sessions is grouped at once); the overall
+figures with the batches an LLM gets (`auto_dream.batch_tokens: 15000`) are reported as well
+(there a topic split across batches can land in separate nodes).
 Also the extraction alone (in process, all notes of a conversation in one call of the local
 engine's `extract`): its time, and per conversation the share of notes with a verdict (a unit
 or a reason), with at least one unit, and units per note: the coverage figures for issue 10.
@@ -46,7 +45,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import yaml  # noqa: E402
 from _report import machine, write_section  # noqa: E402
-from locomo import BATCH_CHARS, Conversation, load, write_vault  # noqa: E402
+from locomo import Conversation, load, write_vault  # noqa: E402
 from locomo_eval import Node, TfIdf, boilerplate, chatter, read_nodes, states, terms  # noqa: E402
 
 LABELS = HERE / "locomo" / "tag_labels.yaml"
@@ -204,10 +203,10 @@ def tag_precision(vaults: dict[str, Path]) -> tuple[int, int, int, list[str]]:
     return seen, written, right, wrong
 
 
-def run_one(conv: Conversation, root: Path, batch_chars: int | None = BATCH_CHARS) -> Result:
+def run_one(conv: Conversation, root: Path, batch_tokens: int | None = None) -> Result:
     vault = root / conv.sample_id
     shutil.rmtree(vault, ignore_errors=True)
-    write_vault(conv, vault, batch_chars=batch_chars)
+    write_vault(conv, vault, batch_tokens=batch_tokens)
     r = Result(conv.sample_id, len(conv.sessions), sum(len(s.turns) for s in conv.sessions))
     r.extract_seconds, units, skipped = extraction(conv, vault)
     r.units = len(units)
@@ -308,7 +307,7 @@ def report(results: list[Result], calibration: tuple[float, float],
 def _default_line(results: list[Result]) -> str:
     def total(name: str) -> int:
         return sum(getattr(r, name) for r in results)
-    return (f"With the default extraction batches (60,000 characters, "
+    return (f"With the extraction batches an LLM gets (`batch_tokens: 15000`, "
             f"{total('nodes')} nodes): evidence-hit@5 {_ratio(total('hits'), total('questions'))}"
             f" (TF-IDF {_ratio(total('tfidf_hits'), total('questions'))}), observation recall "
             f"{_ratio(total('recalled'), total('observations'))}, node precision "
@@ -322,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="write the vaults here and keep them")
     parser.add_argument("--no-doc", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--no-default", action="store_true",
-                        help="skip the second pass with the default extraction batch size")
+                        help="skip the second pass with LLM-sized extraction batches")
     args = parser.parse_args(argv)
     load = os.getloadavg()[0]
     convs = [c for c in load_conversations() if not args.only or c.sample_id in args.only]
@@ -339,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r.extract_seconds:.2f} s, dream {r.dream_seconds:.0f} s", flush=True)
     default = None
     if not args.only and not args.no_default:
-        default = [run_one(conv, root / "default-batches", batch_chars=None) for conv in convs]
+        default = [run_one(conv, root / "llm-batches", batch_tokens=15_000) for conv in convs]
     calibration = calibrate(convs)
     tags = tag_precision({c.sample_id: root / c.sample_id for c in convs})
     text = report(results, calibration, tags, load, default)

@@ -28,15 +28,14 @@ DATA = ROOT.parent / "shared" / "data" / "locomo-train" / "locomo-train.json"
 LAYOUTS = ("ids", "bold", "plain", "clock")
 _SESSION_RE = re.compile(r"session_(\d+)$")
 _TURN_ID_RE = re.compile(r"D:?(\d+):(\d+)")
-# The local engine has no token budget: one extraction batch holds the whole conversation, so
-# that what a person says about one topic in many sessions is grouped at once (profile.py).
-BATCH_CHARS = 1_000_000
+# The default configuration: the local engine reads every changed note in one pass, so what a
+# person says about one topic in many sessions is grouped at once (profile.py). `batch_tokens`
+# gives the batches an LLM would get instead.
 
 
-def config(batch_chars: int | None = BATCH_CHARS) -> str:
-    batch = f"  batch_chars: {batch_chars}\n" if batch_chars else ""
-    return ("# A LoCoMo conversation as daily notes (bench/locomo.py).\nmodel: local\n"
-            "local:\n  embedder: none\nauto_dream:\n  max_units: 0\n" + batch)
+def config(batch_tokens: int | None = None) -> str:
+    batch = f"auto_dream:\n  batch_tokens: {batch_tokens}\n" if batch_tokens else ""
+    return "# A LoCoMo conversation as daily notes (bench/locomo.py).\nmodel: local\n" + batch
 
 
 @dataclass(frozen=True)
@@ -167,13 +166,13 @@ def note_text(conv: Conversation, session: Session, layout: str = "ids") -> str:
 
 
 def write_vault(conv: Conversation, root: Path, layout: str = "ids",
-                batch_chars: int | None = BATCH_CHARS) -> dict[int, str]:
+                batch_tokens: int | None = None) -> dict[int, str]:
     """Write the conversation's sessions as daily notes under `root`; session -> note path.
-    `batch_chars=None` leaves the extraction batch size at remelink's default."""
+    `batch_tokens` sets the extraction batches (default: the engine's own, one pass)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
     (root / ".remelink").mkdir(parents=True, exist_ok=True)
-    (root / ".remelink" / "config.yaml").write_text(config(batch_chars), encoding="utf-8")
+    (root / ".remelink" / "config.yaml").write_text(config(batch_tokens), encoding="utf-8")
     for session in conv.sessions:
         path = root / conv.paths[session.number]
         path.parent.mkdir(parents=True, exist_ok=True)

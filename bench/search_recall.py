@@ -258,14 +258,17 @@ ABLATIONS: tuple[tuple[str, dict[str, object], str | None], ...] = (
 
 def ablation(data: Path) -> list[tuple[str, list[Metrics]]]:
     """Recall@10 / MRR of each setting changed alone (fast mode, see `_fast_ranker`)."""
-    from remelink.index import analysis, core, engine
+    from remelink.index import analysis, core, engine, store
 
     modules = {"core": core, "engine": engine}
+    # The patches below live in this process: a build worker process would not see them.
+    saved_procs, store.BUILD_PROCS = store.BUILD_PROCS, 1
     vaults = {name: load(data / name, strip_refs=name == "foam-docs") for name in VAULTS}
     rows = []
     for label, patch, analyzer in ABLATIONS:
         saved = {key: getattr(modules[key.split(".")[0]], key.split(".")[1]) for key in patch}
         saved_stem, saved_iter = analysis.stem, analysis.iter_terms
+        saved_counts = analysis.index_counts
         try:
             for key, value in patch.items():
                 setattr(modules[key.split(".")[0]], key.split(".")[1], value)
@@ -283,9 +286,15 @@ def ablation(data: Path) -> list[tuple[str, list[Metrics]]]:
                                   ) -> Iterator[str]:
                     return (t for t in plain(text, query=query) if t not in STOP_WORDS)
 
+                def counts_without_stops(text: str, plain_counts: Callable[[str], Counter[str]]
+                                         = saved_counts) -> Counter[str]:
+                    return Counter({t: c for t, c in plain_counts(text).items()
+                                    if t not in STOP_WORDS})
+
                 analysis.iter_terms = without_stops  # type: ignore[assignment]
                 engine.iter_terms = without_stops  # type: ignore[assignment]
-            analysis._word_cache.clear()
+                analysis.index_counts = counts_without_stops  # type: ignore[assignment]
+            analysis.clear_cache()
             metrics = []
             for notes in vaults.values():
                 with tempfile.TemporaryDirectory(prefix="remelink-ablation-") as tmp:
@@ -301,7 +310,9 @@ def ablation(data: Path) -> list[tuple[str, list[Metrics]]]:
             analysis.stem = saved_stem
             analysis.iter_terms = saved_iter  # type: ignore[assignment]
             engine.iter_terms = saved_iter  # type: ignore[assignment]
-            analysis._word_cache.clear()
+            analysis.index_counts = saved_counts  # type: ignore[assignment]
+            analysis.clear_cache()
+    store.BUILD_PROCS = saved_procs
     return rows
 
 

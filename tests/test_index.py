@@ -326,15 +326,19 @@ def test_import_does_not_load_whoosh() -> None:
 
 def test_two_process_build_gives_the_same_hits(vault: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """`procs=2` is what the benchmark compares against; it must index the same nodes."""
-    from remelink.index import engine
+    """A two-process build indexes the same nodes, scored alike, in one segment."""
+    from remelink.index import build, store
 
+    monkeypatch.setattr(store, "BUILD_PROCS", 1)
     with NodeIndex(vault, SETTINGS) as ix:
         ix.rebuild()
         expected = [(h.path, round(h.score, 6)) for h in ix.search("密钥 deploy alice")]
-    monkeypatch.setattr(engine, "BUILD_PROCS", 2)
+    monkeypatch.setattr(store, "BUILD_PROCS", 2)
+    monkeypatch.setattr(build, "PARALLEL_MIN", 1)
     with NodeIndex(vault, SETTINGS) as ix:
-        ix.rebuild()
+        stats = ix.rebuild()
+        assert stats.notices == ()  # no worker failure fell back to one process
+        assert len(ix._store.ix._segments()) == 1
         assert ix.doc_count() == len(NODES)
         assert [(h.path, round(h.score, 6)) for h in ix.search("密钥 deploy alice")] == expected
 

@@ -15,13 +15,15 @@ there; on the 10,000-node vault the budget halves query CPU at no loss of known-
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from remelink.config import Settings
 from remelink.errors import UsageError
@@ -44,6 +46,7 @@ if TYPE_CHECKING:  # Whoosh is imported only when an index is opened
 __all__ = ["DEFAULT_WAIT", "FORMAT_FILE", "INDEX_DIR", "LOCK_FILE", "Hit", "NodeIndex",
            "RefreshStats", "node_search"]
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 100_000  # analysis is linear; past this a query is not a query
 MAX_QUERY_TERMS = 96
@@ -71,9 +74,26 @@ class Hit:
 
 
 
+def _synchronized(method: _F) -> _F:
+    """Run the method holding the index's own lock (see NodeIndex)."""
+
+    @functools.wraps(method)
+    def locked(self: NodeIndex, *args: Any, **kwargs: Any) -> Any:
+        with self._mutex:
+            return method(self, *args, **kwargs)
+
+    return cast(_F, locked)
+
+
 class NodeIndex:
     """The node index of one vault. Open it once and keep it: searches reuse the open
-    searcher, and `update()` after each committed node keeps it current without a scan."""
+    searcher, and `update()` after each committed node keeps it current without a scan.
+
+    Thread-safe: one lock per index serialises every call. A Whoosh searcher cannot be shared
+    by running searches (its segment files are read by seek + read on shared file objects) and
+    an update replaces it, so the alternative is a searcher per thread; but searches are pure
+    Python, so under the GIL threads would not run them in parallel anyway, and the lock costs
+    a single thread nothing measurable (bench/bench_search.py, "lock")."""
 
     def __init__(self, vault: Path, settings: Settings, *, wait: float | None = None) -> None:
         self.vault = Path(vault)
@@ -82,6 +102,7 @@ class NodeIndex:
         # Notices that update() and search() cannot return: unreadable files, rebuilds.
         self.notices: list[str] = []
         self._store = IndexStore(self.vault, settings, self.wait)
+        self._mutex = threading.RLock()
 
     def __enter__(self) -> NodeIndex:
         return self
@@ -90,17 +111,21 @@ class NodeIndex:
                  tb: TracebackType | None) -> None:
         self.close()
 
+    @_synchronized
     def close(self) -> None:
         self._store.close()
 
+    @_synchronized
     def refresh(self) -> RefreshStats:
         """Bring the index up to date with the digest folder (incrementally)."""
         return self._store.refresh()
 
+    @_synchronized
     def rebuild(self) -> RefreshStats:
         """Index every digest node from scratch (into a fresh directory, then swapped in)."""
         return self._store.rebuild()
 
+    @_synchronized
     def update(self, paths: Iterable[str]) -> None:
         """Re-index these nodes now, or drop them if they are gone. Paths outside the digest
         folder are ignored. Notices for unreadable files are appended to `self.notices`."""
@@ -112,6 +137,7 @@ class NodeIndex:
         if rels:
             self.notices.extend(self._store.update(list(rels)))
 
+    @_synchronized
     def search(self, query: str, *, limit: int = 20, bucket: str | None = None,
                refresh: bool = True) -> list[Hit]:
         """The best `limit` nodes for plain-text `query`, best first ([] for a blank query)."""
@@ -138,10 +164,12 @@ class NodeIndex:
         """The query-form terms of `text`, exactly as a search would analyze it."""
         return analysis.terms(text, query=True)
 
+    @_synchronized
     def doc_frequency(self, term: str) -> int:
         """How many nodes contain the analyzed `term`."""
         return self._stats().df("text", analysis.normalize(term))
 
+    @_synchronized
     def idf(self, term: str) -> float:
         """BM25 IDF of an analyzed term (as returned by `analyze`); unseen terms get the
         maximum. Cached until the index changes."""
@@ -152,9 +180,11 @@ class NodeIndex:
             self._store.idf_cache[term] = value
         return value
 
+    @_synchronized
     def doc_count(self) -> int:
         return int(self._reader().doc_count())
 
+    @_synchronized
     def select_terms(self, query: str) -> list[tuple[str, int]]:
         """(term, query frequency) of the query's most informative terms, best first (see
         the module docstring for the rules)."""

@@ -24,7 +24,7 @@ No positions are indexed: queries are OR-of-terms.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,11 +42,11 @@ from remelink.index.nodes import NodeDoc
 
 SEP = "\x1f"  # separates the weighted sections of the `text` value; never in analyzed text
 WEIGHTS = (3.0, 2.0, 2.0, 1.0)  # name, description, memory_tags, body
-# Per writer: Whoosh's estimate of the postings held in memory before sorted runs spill to disk
-# (it bounds the writer's memory). The 10,000-node benchmark build (2.7 M postings) fits under
-# 512. Measured there, one process: limitmb 1024 (no spill) 28.5 s CPU, peak RSS 668 MB;
-# 256 (one spill) 46.8 s, 388 MB; 128: 43.9 s, 221 MB. Spilling pickles every posting twice.
-LIMITMB = 512
+# Per incremental writer: Whoosh's estimate of the postings held in memory before sorted runs
+# spill to disk (it bounds the writer's memory; spilling pickles every posting twice). Full
+# builds do not use Whoosh's posting pool (remelink.index.segment); a refresh big enough to
+# reach this rebuilds instead (store.BULK_SHARE).
+LIMITMB = 256
 K1, B = 1.2, 0.75
 NAME_BOOST = 5.0  # a match in the name field, on top of its weight inside `text`
 
@@ -270,38 +270,14 @@ def _read_errors() -> tuple[type[BaseException], ...]:
 READ_ERRORS = _read_errors()
 
 
-def writer(ix: Any, *, wait: float, procs: int = 1) -> Any:
+def writer(ix: Any, *, wait: float) -> Any:
     """A writer that waits up to `wait` seconds for Whoosh's own lock (never AsyncWriter).
 
     `compound=False` keeps each segment's files separate: a compound segment is read through
     an in-memory copy of its terms and postings (whoosh3 wraps the mmap in a BytesIO), which
-    cost 60 ms and 90 MB per cold search on the 10,000-node benchmark vault. `procs=2` builds
-    with two processes and keeps their two segments (`multisegment=True`).
+    cost 60 ms and 90 MB per cold search on the 10,000-node benchmark vault.
     """
-    kwargs: dict[str, Any] = {"timeout": wait, "delay": 0.05, "limitmb": LIMITMB,
-                              "compound": False}
-    if procs > 1:
-        kwargs.update(procs=procs, multisegment=True,
-                      subargs={"limitmb": LIMITMB, "compound": False})
-    return ix.writer(**kwargs)
-
-
-# Full builds use one process. Two (`procs=2, multisegment=True`) did not measurably help on
-# the shared 2-core benchmark machine: 10,000-node build wall 52.5 vs 71.5 s, 53.6 vs 44.5 s,
-# 47.9 vs 55.6 s, 24.3 vs 26.1 s in four runs (two vs one process), with 10-15 % more CPU; and
-# the two segments it leaves made warm queries slower in every run (p50 16.7 vs 9.3, 12.0 vs
-# 8.6, 18.3 vs 13.1, 8.2 vs 7.3 ms). Queries are the hot path (the integration loop searches
-# many times per run; a full build happens once), and one process keeps fork() out of a
-# library that may run under threads.
-BUILD_PROCS = 1
-
-
-def add_all(w: Any, docs: Iterable[NodeDoc]) -> int:
-    n = 0
-    for doc in docs:
-        w.add_document(**fields_of(doc))
-        n += 1
-    return n
+    return ix.writer(timeout=wait, delay=0.05, limitmb=LIMITMB, compound=False)
 
 
 @dataclass(frozen=True, slots=True)

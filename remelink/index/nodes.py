@@ -98,6 +98,7 @@ def scan_digest(root: Path, digest: str) -> dict[str, FileStat]:
             name = entry.name
             if name[0] == ".":
                 continue
+            disk = None
             try:
                 # d_type answers these without a system call; only .md files are stat'ed.
                 if entry.is_file(follow_symlinks=False):
@@ -111,14 +112,15 @@ def scan_digest(root: Path, digest: str) -> dict[str, FileStat]:
                     real = os.path.realpath(entry.path)
                     if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
                         continue
-                    st = entry.stat()
+                    st = os.stat(real)
+                    disk = real  # read through the checked target: reads never follow links
                 else:
                     continue
             except OSError:
                 continue
             rel = prefix + name
-            out[rel if rel.isascii() else nfc(rel)] = FileStat(entry.path, st.st_mtime_ns,
-                                                               st.st_size)
+            out[rel if rel.isascii() else nfc(rel)] = FileStat(
+                entry.path if disk is None else disk, st.st_mtime_ns, st.st_size)
     return out
 
 
@@ -144,9 +146,18 @@ def stat_one(root: Path, rel: str) -> FileStat | None:
     if not path.is_file():
         return None
     root_real = os.path.realpath(root)
-    if not os.path.realpath(path).startswith(root_real + os.sep):
+    real = os.path.realpath(path)
+    if not real.startswith(root_real + os.sep):
         return None
-    return FileStat(str(path), st.st_mtime_ns, st.st_size)
+    return FileStat(real, st.st_mtime_ns, st.st_size)  # the checked target (see read_bytes)
+
+
+def read_bytes(disk: str, max_bytes: int) -> bytes:
+    """The bytes of one node file, at most `max_bytes + 1` of them (so that "too large" can be
+    told). The one place the index reads a note (the build worker too): through the vault
+    boundary's reader, which never blocks on a FIFO or device and reads regular files only;
+    `disk` is a path the scan checked to lie in the vault."""
+    return read_prefix(disk, max_bytes + 1)
 
 
 def _scalar(value: Any) -> str:
@@ -200,7 +211,7 @@ def read_node(rel: str, stat: FileStat, digest: str, max_bytes: int, *,
                           f"{max_bytes // 1048576} MiB note limit; not indexed "
                           "(split it, or raise limits.max_note_bytes)")
     try:
-        data = read_prefix(stat.disk, max_bytes + 1)  # never blocks on a FIFO or device
+        data = read_bytes(stat.disk, max_bytes)
     except OSError as exc:
         return ReadResult(rel, f"unreadable:{stat.mtime_ns}", None,
                           f"{rel}: cannot read ({exc.strerror or exc}); not indexed")

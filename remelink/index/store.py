@@ -28,6 +28,7 @@ from typing import Any
 
 from remelink.config import Settings
 from remelink.errors import RemelinkError, VaultBusy
+from remelink.index import build
 from remelink.index.manifest import Entry, Manifest
 from remelink.index.nodes import FileStat, ReadResult, read_node, scan_digest, stat_one
 from remelink.vault.paths import MARKER_DIR
@@ -38,6 +39,8 @@ FORMAT_FILE = "remelink-format.json"
 # Bump when the schema, the analyzer or the section weights change: old indexes are rebuilt.
 FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name"
 DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBusy
+# Processes of a full build (0: two when this process may use two cores; see index/build.py).
+BUILD_PROCS = 0
 # A refresh that touches more than this share of the nodes rebuilds instead (faster in bulk).
 BULK_SHARE = 0.5
 BULK_MIN = 2000
@@ -341,32 +344,23 @@ class IndexStore:
         base = self.directory.parent
         self.close()
         _sweep(base)
-        files = scan_digest(self.vault, self.digest)
-        max_bytes = self.settings.max_note_bytes
-        results = [(read_node(rel, stat, self.digest, max_bytes), stat)
-                   for rel, stat in sorted(files.items())]
-        docs = [r.doc for r, _ in results if r.doc is not None]
+        files = sorted(scan_digest(self.vault, self.digest).items())
         index_id = uuid.uuid4().hex
         tmp = base / f"index.new-{os.getpid()}-{index_id[:8]}"
         try:
-            ix = engine.create(tmp)
-            writer = engine.writer(ix, wait=self.wait, procs=engine.BUILD_PROCS)
-            try:
-                engine.add_all(writer, docs)
-                writer.commit()
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    writer.cancel()
-                raise
-            if ix.doc_count() != len(docs):  # never trust a silent loss in a sub-process
-                ix = engine.create(tmp)
-                writer = engine.writer(ix, wait=self.wait)
-                engine.add_all(writer, docs)
-                writer.commit()
+            built = build.build(tmp, files, self.digest, self.settings.max_note_bytes,
+                                wait=self.wait, procs=BUILD_PROCS or build.default_procs())
+            ix = built.ix
+            if ix.doc_count() != built.doc_count:  # never trust a silent loss
+                raise RemelinkError(
+                    f"the rebuilt node index holds {ix.doc_count()} of {built.doc_count} "
+                    "node(s)", path=INDEX_DIR, hint="run `remelink index rebuild` again")
+            stats = {rel: stat for rel, stat in files}
             manifest = Manifest(index_id=index_id, generation=ix.latest_generation())
-            for result, stat in results:
-                manifest.entries[result.path] = Entry(stat.mtime_ns, stat.size,
-                                                      result.fingerprint, result.doc is not None)
+            for f in built.files:
+                stat = stats[f.path]
+                manifest.entries[f.path] = Entry(stat.mtime_ns, stat.size, f.fingerprint,
+                                                 f.indexed)
             manifest.save(tmp)
             (tmp / FORMAT_FILE).write_text(
                 json.dumps({"format": FORMAT, "index_id": index_id}), encoding="utf-8")
@@ -394,10 +388,12 @@ class IndexStore:
                                 path=INDEX_DIR, hint="delete the folder and try again")
         notices = []
         if reason:
-            notices.append(f"{reason}; rebuilt it from {len(docs)} digest node(s)")
-        notices.extend(r.notice for r, _ in results if r.notice)
-        return RefreshStats(added=len(docs), skipped=len(results) - len(docs), rebuilt=True,
-                            seconds=time.perf_counter() - started, notices=tuple(notices))
+            notices.append(f"{reason}; rebuilt it from {built.doc_count} digest node(s)")
+        notices.extend(built.notices)
+        notices.extend(f.notice for f in built.files if f.notice)
+        return RefreshStats(added=built.doc_count, skipped=len(built.files) - built.doc_count,
+                            rebuilt=True, seconds=time.perf_counter() - started,
+                            notices=tuple(notices))
 
     # -- locking ------------------------------------------------------------------------------
     @contextlib.contextmanager
