@@ -197,7 +197,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
                                               digest=folders.digest,
-                                              candidates=recall(ctx, ws, unit))
+                                              candidates=recall(ctx, ws, unit)
+                                              if getattr(ctx.model, "prompt_recall", True)
+                                              else [])
         receipt_data: dict[str, Any] = {}
         inherited: list[str] = []  # lint errors the node had before this unit, kept
 

@@ -56,6 +56,9 @@ class LocalModel:
 
     # No context window: extraction reads every changed note in one pass (dream/extract.py).
     extraction_budget = 0
+    # The recall shown in the first message saves an LLM a turn; this engine runs its own
+    # searches (several, phrased for decisions and links), so integrate does not run that one.
+    prompt_recall = False
 
     def __init__(self, settings: Settings, *, idf: Callable[[str], float] | None = None) -> None:
         self.name = "local"
