@@ -372,3 +372,23 @@ def test_update_history_does_not_change_scores(make_vault: VaultFactory, tmp_pat
             assert paths(hits) == paths(before)
             assert [h.score for h in hits] == pytest.approx([h.score for h in before], rel=1e-2)
         assert (ix.idf("zygote"), ix.idf("idempotency")) == idf_after
+
+
+def test_cached_field_lengths_score_as_whoosh_does(vault: Path, index: NodeIndex,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scorer's per-segment length tables (engine._length_table) give exactly the scores
+    of Whoosh's own per-posting column reads, over several segments with deletions."""
+    from remelink.index import engine
+
+    index.search("warm", limit=5)
+    for i, rel in enumerate(["digest/wiki/idempotency-keys.md", "digest/wiki/数据脱敏规则.md"]):
+        text = (vault / rel).read_text(encoding="utf-8")
+        (vault / rel).write_text(text.replace("## Sources", f"Retry keys, 脱敏 {i}.\n\n## Sources"),
+                                 encoding="utf-8")
+        index.search("warm", limit=5)  # a one-node update: a new segment, an old version deleted
+    queries = ["idempotency key retry", "脱敏 手机号", "Alice pull requests", "deploy steps key"]
+    cached = [[(h.path, h.score) for h in index.search(q, limit=10)] for q in queries]
+    assert any(hits for hits in cached) and engine._SEGMENT_LENGTHS
+    monkeypatch.setattr(engine, "_length_table", lambda reader, fieldname: None)  # Whoosh reads
+    plain = [[(h.path, h.score) for h in index.search(q, limit=10)] for q in queries]
+    assert cached == plain
