@@ -236,7 +236,7 @@ def _length_table(reader: Any, fieldname: str) -> Any:
     key = (_segment_id(reader), fieldname)
     table = _SEGMENT_LENGTHS.get(key)
     if table is None:
-        column = perdoc._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)
+        column = perdoc._cached_reader(_lenfield(fieldname), LENGTHS_COLUMN)  # type: ignore[no-untyped-call]
         if column is None:
             return lambda _docnum: 1
         table = tuple(byte_to_length(b) if b else None for b in column.load())
