@@ -295,17 +295,26 @@ def _line(label: str, before: dict[str, Any], after: dict[str, Any]) -> list[str
             f"{cell('first_cl100k')} |"]
 
 
+# The last commit before issue 14 (prompt tokens per unit): "before" when this runs on main.
+ISSUE_14_BASE = "8eadd0b"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notes", type=int, default=2200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--before", default=None,
-                        help="the commit to compare with (default: the merge base with main)")
+                        help="the commit to compare with (default: the merge base with main; on "
+                             f"main itself, {ISSUE_14_BASE}, the last commit before issue 14)")
     args = parser.parse_args(argv)
     watch_network()
-    before_rev = args.before or subprocess.run(
-        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, check=True, capture_output=True,
-        text=True).stdout.strip()
+    def git(*cmd: str) -> str:
+        return subprocess.run(["git", *cmd], cwd=ROOT, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    before_rev = args.before or git("merge-base", "HEAD", "main")
+    if before_rev == git("rev-parse", "HEAD"):
+        before_rev = ISSUE_14_BASE  # on main: compare with the code before the token work
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="remelink-bench-integrate-") as tmp:
         work = Path(tmp)
