@@ -607,10 +607,12 @@ def cold_note(r: dict[str, Any]) -> str:
 
 
 def cold_code(code: Path, root: Path, query: str) -> tuple[list[str], dict[str, str]]:
-    """A cold `node-search` with the code in `code` (for before/after)."""
+    """A cold `node-search` with the code in `code` (for before/after), through that code's
+    console entry point (`remelink.edge` since it exists, `remelink.cli` before)."""
+    entry = "edge" if (code / "remelink" / "edge.py").exists() else "cli"
     argv = [sys.executable, "-c",
             f"import sys; sys.argv = ['remelink', 'node-search', {query!r}, '--vault', "
-            f"{str(root)!r}]; from remelink.cli import main; main()"]
+            f"{str(root)!r}]; from remelink.{entry} import main; main()"]
     return argv, {**os.environ, "PYTHONPATH": str(code)}
 
 

@@ -7,25 +7,17 @@ LLM path ever imports litellm.
 from __future__ import annotations
 
 import functools
-import os
 import sys
-import time
-import traceback
-from collections.abc import Callable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer._click.exceptions import UsageError as ClickUsageError  # typer vendors click
 from typer.core import TyperCommand
 
-from remelink import __version__
-from remelink.errors import EXIT_INTERRUPTED, EXIT_PROBLEMS, RemelinkError, filesystem_error
-
-if TYPE_CHECKING:
-    from remelink.config import Settings
+from remelink import __version__, edge
+from remelink.errors import EXIT_PROBLEMS
 
 
 class _Command(TyperCommand):
@@ -79,118 +71,28 @@ JsonOpt = Annotated[bool, typer.Option(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-
-@dataclass
-class _Invocation:
-    """The command being run, for the error edge: its name, whether the caller wants JSON,
-    when it started, and whether its envelope is already out."""
-
-    command: str
-    json: bool
-    started: float
-    printed: bool = False
-
-
-_CURRENT: ContextVar[_Invocation | None] = ContextVar("remelink_invocation", default=None)
-
-
-def _err(message: str) -> None:
-    sys.stderr.write(f"remelink: {message}\n")
-
-
-def _elapsed() -> float:
-    run = _CURRENT.get()
-    return time.perf_counter() - run.started if run else 0.0
-
-
-def _print_json(text: str) -> None:
-    """Print the command's envelope (once)."""
-    run = _CURRENT.get()
-    if run is not None:
-        run.printed = True
-    typer.echo(text)
-
-
-def _fail_json(message: str) -> None:
-    """A caller that asked for --json gets its one document even when the command failed
-    before it had a result; the exit status stays the error's."""
-    run = _CURRENT.get()
-    if run is not None and run.json and not run.printed:
-        from remelink.envelope import failure
-
-        _print_json(failure(run.command, _elapsed(), message))
-
-
-def _open_vault(vault: Path | None,
-                overrides: Mapping[str, Any] | None = None) -> tuple[Path, Settings]:
-    """The vault root and settings (refusing a folder that is not a vault, exit 2); warnings
-    from loading the settings (an unknown REMELINK_* variable) go to stderr."""
-    from remelink.vault.root import open_vault
-
-    root, settings = open_vault(vault, overrides=overrides)
-    for warning in settings.warnings:
-        _err(f"warning: {warning}")
-    return root, settings
-
-
-def _crash_log(exc: BaseException) -> Path | None:
-    """Write the traceback of an unexpected error where the user can attach it to a report."""
-    from remelink.vault.paths import find_vault_root
-
-    text = "".join(traceback.format_exception(exc))
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for folder in (find_vault_root() / ".remelink", Path(os.environ.get("TMPDIR", "/tmp"))):
-        try:
-            if folder.is_dir():
-                path = folder / f"crash-{stamp}-{os.getpid()}.log"
-                path.write_text(f"remelink {__version__}\n{text}", encoding="utf-8")
-                return path
-        except OSError:
-            continue
-    return None
+# The error edge and the helpers every command uses live in the Typer-free edge module (so that
+# `remelink node-search` can run without importing Typer); the names here are what the commands
+# below call.
+_CURRENT = edge.CURRENT
+_err = edge.err
+_elapsed = edge.elapsed
+_print_json = edge.print_json
+_open_vault = edge.open_vault
 
 
 def handles_errors(command: str) -> Callable[[F], F]:
-    """Run `command` at the edge: errors become one line on stderr (and, with --json, a failed
-    envelope on stdout) and an exit code; tracebacks only with --debug."""
+    """Run `command` at the edge (`edge.run_command`): errors become one line on stderr (and,
+    with --json, a failed envelope on stdout) and an exit code; tracebacks only with --debug."""
 
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            debug = bool(kwargs.get("debug")) or os.environ.get("REMELINK_DEBUG") == "1"
-            token = _CURRENT.set(_Invocation(command, bool(kwargs.get("json_out")),
-                                             time.perf_counter()))
-            try:
-                code = func(*args, **kwargs)
-            except typer.Exit:
-                raise
-            except RemelinkError as exc:
-                if debug:
-                    traceback.print_exc()
-                _fail_json(str(exc))
-                _err(f"error: {exc}")
-                raise typer.Exit(exc.exit_code) from None
-            except KeyboardInterrupt:
-                _fail_json("interrupted")
-                _err("interrupted")
-                raise typer.Exit(EXIT_INTERRUPTED) from None
-            except Exception as exc:
-                if debug:
-                    raise
-                refused = filesystem_error(exc, root=kwargs.get("vault") or Path.cwd())
-                if refused is not None:  # permission, disk full, read-only: one line, no log
-                    _fail_json(str(refused))
-                    _err(f"error: {refused}")
-                    raise typer.Exit(refused.exit_code) from None
-                log = _crash_log(exc)
-                where = f"; details in {log}" if log else ""
-                message = f"unexpected error: {type(exc).__name__}: {exc}{where}"
-                _fail_json(message)
-                _err(f"{message} (rerun with --debug)")
-                raise typer.Exit(EXIT_PROBLEMS) from None
-            finally:
-                _CURRENT.reset(token)
-            raise typer.Exit(code or 0)
+            code = edge.run_command(command, lambda: func(*args, **kwargs),
+                                    json_out=bool(kwargs.get("json_out")),
+                                    debug=bool(kwargs.get("debug")), vault=kwargs.get("vault"),
+                                    passthrough=(typer.Exit,))
+            raise typer.Exit(code)
 
         return wrapper  # type: ignore[return-value]
 
@@ -282,33 +184,7 @@ def node_search_cmd(
     debug: DebugOpt = False,
 ) -> int:
     """Find digest nodes by name, description, tags and body (refreshes the index first)."""
-    from remelink.errors import UsageError
-    from remelink.index import NodeIndex
-    from remelink.index import render as rd
-    from remelink.render import search_json
-    from remelink.vault.paths import BUCKETS
-
-    if not query.strip():
-        raise UsageError("the query is empty", hint='give the words to look for, e.g. '
-                         'remelink node-search "retry budget"')
-    if bucket is not None and bucket not in BUCKETS:
-        raise UsageError(f"--bucket must be one of {', '.join(BUCKETS)}, got {bucket!r}")
-    root, settings = _open_vault(vault)
-    with NodeIndex(root, settings) as index:
-        for notice in index.refresh().notices:
-            _err(f"note: {notice}")
-        hits = index.search(query, limit=limit, bucket=bucket, refresh=False)
-        for notice in index.notices:
-            _err(f"note: {notice}")
-    if json_out:
-        _print_json(search_json(hits, _elapsed()))
-    elif not hits:
-        _err(f"no digest node matches {query.strip()[:80]!r}")
-    elif rd.is_terminal(sys.stdout):
-        rd.print_table(hits, sys.stdout)
-    else:
-        sys.stdout.write(rd.hits_plain(hits))
-    return 0
+    return edge.node_search(query, limit, bucket, json_out, vault)
 
 
 @index_app.command("rebuild", cls=_Command)
@@ -467,9 +343,10 @@ def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOp
     return 0 if report.ok else EXIT_PROBLEMS
 
 
-def main() -> None:
-    """Console entry point."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """The Typer app (the console entry point is `remelink.edge.main`, which sends a plain
+    `node-search` past Typer and everything else here)."""
+    app(args=argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
