@@ -2,7 +2,8 @@
 
 Each conversation (../shared/data/locomo-train/, SOURCE.md there) is written as a vault of daily
 notes, one per session, by bench/locomo.py (`Name (D3:7): text` turns, `daily/<date>/`), and
-distilled by `remelink dream run` with the local engine (no embedder, no unit cap). Reported
+distilled by `remelink dream run` with the local engine at its default configuration (the
+embedder for English decisions, every changed note read in one pass, no unit cap). Reported
 per conversation and overall (scoring rules in bench/locomo_eval.py):
 
 1. evidence-hit@5: for every question of categories 1-4, the top 5 of `node-search QUESTION
@@ -272,9 +273,10 @@ def report(results: list[Result], calibration: tuple[float, float],
         "",
         "The 8 LoCoMo training conversations (`../shared/data/locomo-train/`), each written as "
         "a vault of daily notes (one per session, `Name (D3:7): text` turns; `bench/locomo.py`) "
-        "and distilled by `remelink dream run` with the local engine (no embedder, no unit "
-        "cap). Questions of categories 1-4 asked through the node index (`node-search "
-        "QUESTION --limit 5`); scoring rules in `bench/locomo_eval.py`.",
+        "and distilled by `remelink dream run` with the local engine at its default "
+        "configuration (the embedder for English decisions, every changed note read in one "
+        "pass, no unit cap). Questions of categories 1-4 asked through the node index "
+        "(`node-search QUESTION --limit 5`); scoring rules in `bench/locomo_eval.py`.",
         "",
         *rows,
         "",
