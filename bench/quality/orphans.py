@@ -5,9 +5,10 @@ only isolated prose" is the failure auto_link exists to avoid (seed `auto_link`)
 `measure(vault)` takes any vault: it copies it to a scratch folder, runs `remelink dream run`
 there (the real CLI, the local engine, `local.embedder` as given) and lints the copy with
 `orphan-node` switched on. The demo vault and the work-notes vault of workvault.py are measured
-by default; point it at any other (fixtures/work-vault/, a LoCoMo conversion) by path.
+by default; point it at any other (fixtures/work-vault/) by path, or pass `--locomo` for the
+eight LoCoMo training conversations written as daily notes (bench/locomo.py), with a total row.
 
-    .venv/bin/python bench/quality/orphans.py [--embedder none|auto] [VAULT ...]
+    .venv/bin/python bench/quality/orphans.py [--embedder none|auto] [--locomo] [VAULT ...]
 """
 
 from __future__ import annotations
@@ -88,6 +89,30 @@ def default_vaults(tmp: Path) -> list[tuple[str, Path]]:
             ("work-notes (bench/quality/workvault.py)", workvault.write(tmp / "work-notes"))]
 
 
+def locomo_vaults(tmp: Path) -> list[tuple[str, Path]]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import locomo
+
+    out = []
+    for conv in locomo.load():
+        root = tmp / conv.sample_id
+        locomo.write_vault(conv, root)
+        out.append((f"LoCoMo {conv.sample_id}", root))
+    return out
+
+
+def total(results: list[OrphanResult], label: str) -> list[OrphanResult]:
+    """One row per embedder summing `results` (new nodes, orphans, links, errors)."""
+    rows = []
+    for embedder in dict.fromkeys(r.embedder for r in results):
+        rs = [r for r in results if r.embedder == embedder]
+        rows.append(OrphanResult(label, embedder, sum(r.nodes for r in rs),
+                                 sum(r.new_nodes for r in rs), sum(r.orphans for r in rs),
+                                 sum(r.new_orphans for r in rs), sum(r.digest_links for r in rs),
+                                 sum(r.lint_errors for r in rs)))
+    return rows
+
+
 def table(results: list[OrphanResult]) -> str:
     lines = ["| vault | embedder | digest nodes (new) | orphan-node | orphan rate | orphans among "
              "new nodes | digest-to-digest links | lint errors |",
@@ -103,8 +128,13 @@ def main(argv: list[str]) -> tuple[str, list[OrphanResult]]:
     embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else ["none", "auto"]
     paths = [Path(a) for a in argv if not a.startswith("--") and a not in ("none", "auto")]
     with tempfile.TemporaryDirectory(prefix="remelink-vaults-") as tmp:
-        vaults = [(p.name, p) for p in paths] or default_vaults(Path(tmp))
-        results = [measure(path, e, label) for label, path in vaults for e in embedders]
+        if "--locomo" in argv:
+            vaults = locomo_vaults(Path(tmp))
+            results = [measure(path, e, label) for label, path in vaults for e in embedders]
+            results += total(results, "**LoCoMo, all eight**")
+        else:
+            vaults = [(p.name, p) for p in paths] or default_vaults(Path(tmp))
+            results = [measure(path, e, label) for label, path in vaults for e in embedders]
     text = table(results)
     print(text)
     return text, results
