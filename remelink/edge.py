@@ -81,13 +81,16 @@ def open_vault(vault: Path | None,
     return root, settings
 
 
-def crash_log(exc: BaseException) -> Path | None:
-    """Write the traceback of an unexpected error where the user can attach it to a report."""
+def crash_log(exc: BaseException, vault: Path | None = None) -> Path | None:
+    """Write the traceback of an unexpected error where the user can attach it to a report:
+    the `.remelink/` of the vault the command ran on (`--vault`, else the one around the working
+    directory), else the temporary folder."""
     from remelink.vault.paths import find_vault_root
 
     text = "".join(traceback.format_exception(exc))
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    for folder in (find_vault_root() / ".remelink", Path(os.environ.get("TMPDIR", "/tmp"))):
+    for folder in (find_vault_root(vault) / ".remelink",
+                   Path(os.environ.get("TMPDIR", "/tmp"))):
         try:
             if folder.is_dir():
                 path = folder / f"crash-{stamp}-{os.getpid()}.log"
@@ -127,7 +130,7 @@ def run_command(command: str, func: Callable[[], int | None], *, json_out: bool,
             fail_json(str(refused))
             err(f"error: {refused}")
             return refused.exit_code
-        log = crash_log(exc)
+        log = crash_log(exc, vault)
         where = f"; details in {log}" if log else ""
         message = f"unexpected error: {type(exc).__name__}: {exc}{where}"
         fail_json(message)

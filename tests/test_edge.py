@@ -113,3 +113,26 @@ def test_parse_is_plain_or_declines(words: list[str]) -> None:
         assert isinstance(parsed, SearchArgs) and 1 <= parsed.limit <= 100
         assert before_dashes.count("--json") <= 1 and before_dashes.count("--debug") <= 1
         assert parsed.json_out == ("--json" in before_dashes)
+
+
+def test_crash_log_goes_to_the_vault_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """An unexpected error writes its traceback into the `--vault` vault's .remelink/, also
+    when the command runs from another folder."""
+    from remelink.edge import run_command
+    from remelink.errors import EXIT_PROBLEMS
+
+    vault, elsewhere = tmp_path / "vault", tmp_path / "elsewhere"
+    (vault / ".remelink").mkdir(parents=True)
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    def boom() -> int:
+        raise RuntimeError("unexpected")
+
+    code = run_command("status", boom, json_out=False, debug=False, vault=vault)
+    assert code == EXIT_PROBLEMS
+    logs = list((vault / ".remelink").glob("crash-*.log"))
+    assert len(logs) == 1 and "RuntimeError: unexpected" in logs[0].read_text(encoding="utf-8")
+    assert str(logs[0]) in capsys.readouterr().err
+    assert not list(elsewhere.rglob("crash-*.log"))
