@@ -79,7 +79,7 @@ _RELATION = {
         ("procedure", "procedure", ""): "A neighbouring runbook is {}.",
         ("personal", "procedure", ""): "The steps to follow it are in {}.",
         ("wiki", "procedure", ""): "The steps are in {}.",
-        ("personal", "personal", ""): "It goes together with {}.",
+        ("personal", "personal", ""): "See also {}.",  # names of personal nodes are clauses
         ("wiki", "personal", ""): "A related preference is {}.",
         ("personal", "wiki", "uses"): "It concerns {}.",
         ("personal", "wiki", "about"): "The decision it goes with is {}.",
