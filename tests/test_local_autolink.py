@@ -128,6 +128,9 @@ REFUSALS = [
     ("entity", "Alice prefers dark mode in the dashboard.",
      "Bob prefers dark mode in the dashboard."),
     ("entity", "小王喜欢把设计文档写成问答形式。", "小李喜欢把设计文档写成问答形式。"),
+    # Latin names in Chinese: one opens the sentence, one follows a Chinese character.
+    ("entity", "Delta Lantern 项目的鉴权网关服务的队列深度不得超过 2369 个任务。",
+     "我们决定从现在起Kestrel Lantern 项目的鉴权网关服务的队列深度改为 2368 个任务。"),
     ("action", "The treasury team buys euros at the start of each month.",
      "The treasury team sells euros at the start of each month."),
     ("action", "财务团队每月初买入欧元。", "财务团队每月初卖出欧元。"),

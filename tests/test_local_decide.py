@@ -75,6 +75,8 @@ def test_a_stated_correction_corrects(unit: str, node: str, kind: str) -> None:
     ("Alice prefers dark mode in the dashboard.",
      "Bob prefers dark mode in the dashboard.", "entity"),
     ("小王喜欢把设计文档写成问答形式。", "小李喜欢把设计文档写成问答形式。", "entity"),
+    ("Kestrel 项目的导出服务每天凌晨备份一次数据库。",
+     "Delta 项目的导出服务每天凌晨备份一次数据库。", "entity"),
 ])
 def test_a_disagreement_without_a_correction_is_only_related(unit: str, node: str,
                                                              kind: str) -> None:

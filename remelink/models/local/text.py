@@ -241,7 +241,10 @@ _NEGATION_RE = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|can't|won't|don't|"
     r"doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|avoid|stop)\b|n't|"
     r"[不没无非别勿未莫]|禁止|避免", re.I)
-_ENTITY_RE = re.compile(r"(?<![\w-])([A-Z][a-z]+(?:[A-Z][a-z]+)+|[A-Z]{2,}[a-z]*|[A-Z][a-z]{2,})")
+# A capitalised Latin word, not glued to a Latin letter or digit before it (a Chinese character
+# may come right before it: "从现在起Kestrel Lantern 项目").
+_ENTITY_RE = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f-])"
+                        r"([A-Z][a-z]+(?:[A-Z][a-z]+)+|[A-Z]{2,}[a-z]*|[A-Z][a-z]{2,})")
 _CJK_NAME_RE = re.compile(r"[小老阿][\u4e00-\u9fff]|[\u4e00-\u9fff](?:总|经理|老师)")
 _COMMON_CAPS = {"The", "This", "That", "These", "Those", "When", "Where", "What", "Why", "How",
                 "If", "It", "Its", "We", "Our", "They", "Their", "He", "She", "His", "Her", "You",
@@ -293,9 +296,13 @@ def facts(text: str) -> Facts:
             unit_key = _UNIT_WORDS.get(after, "")
             quantities.add((unit_key, float(_WORD_NUMBERS[word])))
     negated = bool(_NEGATION_RE.search(text))
+    # Chinese has no capitals: a capitalised Latin word in Chinese text is a name even where
+    # it opens the sentence ("Delta Lantern 项目的...").
+    cjk = is_cjk_text(text)
     entities = {m.group(1) for m in _ENTITY_RE.finditer(text)
-                if m.group(1) not in _COMMON_CAPS and (not _is_sentence_start(text, m.start())
-                                                       or _actor_follows(text, m.end()))}
+                if m.group(1) not in _COMMON_CAPS
+                and (cjk or not _is_sentence_start(text, m.start())
+                     or _actor_follows(text, m.end()))}
     entities |= set(_CJK_NAME_RE.findall(text))
     return Facts(frozenset(quantities), frozenset(dates), negated, frozenset(entities))
 
