@@ -292,9 +292,13 @@ def check(vault: Path, reference: dict[str, bytes], *, final: bool) -> list[str]
             name = meta.get("name")
             if not name or not meta.get("description"):
                 problems.append(f"{rel}: name or description missing")
-            names[str(name)] += 1
             if rel not in reference:
                 problems.append(f"{rel}: a node the uninterrupted run does not have")
+                names[str(name)] += 1
+            else:
+                # The same file as in the uninterrupted run, possibly before a later CORRECT
+                # renamed it: it counts under the name it ends with there.
+                names[str(node_names({rel: reference[rel]}).most_common(1)[0][0])] += 1
     # The local engine may give two different units the same (shortened) name; the uninterrupted
     # run then has both too. A name seen more often than there is a duplicated node.
     ref_names = node_names(reference)
