@@ -298,7 +298,8 @@ def check(vault: Path, reference: dict[str, bytes], *, final: bool) -> list[str]
             else:
                 # The same file as in the uninterrupted run, possibly before a later CORRECT
                 # renamed it: it counts under the name it ends with there.
-                names[str(node_names({rel: reference[rel]}).most_common(1)[0][0])] += 1
+                final_name = node_names({rel: reference[rel]})
+                names[next(iter(final_name), str(name))] += 1
     # The local engine may give two different units the same (shortened) name; the uninterrupted
     # run then has both too. A name seen more often than there is a duplicated node.
     ref_names = node_names(reference)
