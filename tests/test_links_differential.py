@@ -74,17 +74,18 @@ _MD = markdown_it.MarkdownIt("commonmark")
 _MD.inline.ruler.before("link", "wikilink", _wikilink_rule)
 
 
+def _wikilinks(tokens: list[Any], found: list[tuple[str, str | None]]) -> None:
+    """Append the (target, anchor) of every wikilink token in `tokens`, depth first."""
+    for token in tokens:
+        if token.type == "wikilink":
+            found.append((token.meta["target"], token.meta["anchor"]))
+        if token.children:
+            _wikilinks(token.children, found)
+
+
 def mdit_links(text: str) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
-
-    def walk(tokens: list[Any]) -> None:
-        for token in tokens:
-            if token.type == "wikilink":
-                found.append((token.meta["target"], token.meta["anchor"]))
-            if token.children:
-                walk(token.children)
-
-    walk(_MD.parse(text))
+    _wikilinks(_MD.parse(text), found)
     return found
 
 
@@ -249,17 +250,9 @@ class _BlocksOnly(commonmark.Parser):  # type: ignore[misc]
 
 def reference_links(text: str) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
-
-    def walk(tokens: list[Any]) -> None:
-        for token in tokens:
-            if token.type == "wikilink":
-                found.append((token.meta["target"], token.meta["anchor"]))
-            if token.children:
-                walk(token.children)
-
     for node, entering in _BlocksOnly().parse(text).walker():
         if entering and node.t in ("paragraph", "heading") and node.string_content:
-            walk(_MD.parseInline(node.string_content.strip()))
+            _wikilinks(_MD.parseInline(node.string_content.strip()), found)
     return found
 
 
