@@ -162,13 +162,17 @@ def _completion(message: dict[str, Any]) -> dict[str, Any]:
                          "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}]}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+class JsonHandler(BaseHTTPRequestHandler):
+    """A quiet loopback handler that reads a JSON request body and answers with JSON (the
+    base of every fake provider in the tests)."""
 
-    def do_POST(self) -> None:  # http.server's naming
-        length = int(self.headers.get("content-length", "0"))
-        body = json.loads(self.rfile.read(length) or b"{}")
-        data = json.dumps(_completion(self.server.mind.respond(body["messages"]))).encode()
+    def read_json(self) -> tuple[bytes, Any]:
+        """The request body, raw and parsed (`{}` when empty)."""
+        raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+        return raw, json.loads(raw or b"{}")
+
+    def send_json(self, payload: Any) -> None:
+        data = json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
@@ -177,6 +181,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
+
+
+class _Handler(JsonHandler):
+    server: _Server
+
+    def do_POST(self) -> None:  # http.server's naming
+        _, body = self.read_json()
+        self.send_json(_completion(self.server.mind.respond(body["messages"])))
 
 
 class _Server(ThreadingHTTPServer):

@@ -15,12 +15,13 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import tree_bytes
+from fake_llm import JsonHandler
 from integrate_support import TermIndex, context, copy_vault, golden_check
 from llm_support import FakeOpenAI, completion, error_body, serving
 
@@ -253,25 +254,14 @@ class FakeOllama(ThreadingHTTPServer):
         self.requests: list[dict[str, Any]] = []
 
 
-class _OllamaHandler(BaseHTTPRequestHandler):
+class _OllamaHandler(JsonHandler):
     server: FakeOllama
 
     def do_POST(self) -> None:  # http.server's naming
-        length = int(self.headers.get("content-length", "0"))
-        self.server.requests.append({"path": self.path,
-                                     "body": json.loads(self.rfile.read(length) or b"{}")})
-        data = json.dumps({"model": "qwen3", "created_at": "2026-06-25T00:00:00Z",
-                           "message": {"role": "assistant", "content": "ok"}, "done": True,
-                           "done_reason": "stop", "prompt_eval_count": 11,
-                           "eval_count": 2}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.server.requests.append({"path": self.path, "body": self.read_json()[1]})
+        self.send_json({"model": "qwen3", "created_at": "2026-06-25T00:00:00Z",
+                        "message": {"role": "assistant", "content": "ok"}, "done": True,
+                        "done_reason": "stop", "prompt_eval_count": 11, "eval_count": 2})
 
 
 def test_ollama_gets_num_ctx_in_its_options(tmp_path: Path, network_log: list[str]) -> None:

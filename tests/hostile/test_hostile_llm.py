@@ -11,11 +11,12 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_llm import JsonHandler
 from harness import MARKER, TIMEOUT, World, world
 
 from remelink.config import Settings
@@ -45,12 +46,11 @@ class Provider(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     server: Provider
 
     def do_POST(self) -> None:  # http.server's naming
-        raw = self.rfile.read(int(self.headers.get("content-length", "0")))
-        body = json.loads(raw or b"{}")
+        raw, body = self.read_json()
         with self.server.lock:
             self.server.bodies.append(raw.decode("utf-8", "replace"))
             turn = self.server.engine.complete(body.get("messages") or [], body.get("tools") or [])
@@ -59,20 +59,12 @@ class _Handler(BaseHTTPRequestHandler):
             message["tool_calls"] = [{"id": c.id, "type": "function",
                                       "function": {"name": c.name, "arguments": c.arguments}}
                                      for c in turn.tool_calls]
-        data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                           "choices": [{"index": 0, "message": message,
-                                        "finish_reason": "tool_calls" if turn.tool_calls
-                                        else "stop"}],
-                           "usage": {"prompt_tokens": 1, "completion_tokens": 1,
-                                     "total_tokens": 2}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+        self.send_json({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                        "choices": [{"index": 0, "message": message,
+                                     "finish_reason": "tool_calls" if turn.tool_calls
+                                     else "stop"}],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                  "total_tokens": 2}})
 
 
 @pytest.fixture(autouse=True)
