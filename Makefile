@@ -45,11 +45,12 @@ lint: $(STAMP)
 bench: $(BENCH_STAMP) $(LLM_STAMP)
 	$(PY) bench/run_all.py
 
+DEMO_DIR ?= /tmp/remelink-demo
 demo: $(STAMP)               ## the README's first command: dream run on a scratch copy of the demo vault
-	rm -rf /tmp/remelink-demo && cp -r fixtures/demo-vault /tmp/remelink-demo
-	$(BIN)/remelink dream run --vault /tmp/remelink-demo
-	$(BIN)/remelink lint-links --vault /tmp/remelink-demo
-	@echo "the distilled nodes are in /tmp/remelink-demo/digest/; rerun: nothing changes"
+	rm -rf $(DEMO_DIR) && cp -r fixtures/demo-vault $(DEMO_DIR)
+	$(BIN)/remelink dream run --vault $(DEMO_DIR)
+	$(BIN)/remelink lint-links --vault $(DEMO_DIR)
+	@echo "the distilled nodes are in $(DEMO_DIR)/digest/; rerun: nothing changes"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -330,8 +330,9 @@ def test_readme_first_command_is_the_demo_dream_run() -> None:
     assert first_block.splitlines()[0].startswith("make demo")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     demo = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
-    assert "cp -r fixtures/demo-vault /tmp/remelink-demo" in demo
-    assert "$(BIN)/remelink dream run --vault /tmp/remelink-demo\n" in demo
+    assert "DEMO_DIR ?= /tmp/remelink-demo" in makefile
+    assert "cp -r fixtures/demo-vault $(DEMO_DIR)" in demo
+    assert "$(BIN)/remelink dream run --vault $(DEMO_DIR)\n" in demo
     # The demo vault runs on the local engine, offline.
     config = (ROOT / "fixtures/demo-vault/.remelink/config.yaml").read_text(encoding="utf-8")
     assert "model: local" in config
