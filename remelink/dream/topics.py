@@ -70,11 +70,13 @@ def _read(vault: Path, path: Path) -> str | None:
 def _load(vault: Path, path: Path, *, strict: bool) -> list[dict[str, Any]]:
     import yaml
 
+    from remelink.decoding import yaml_load
+
     try:
         text = _read(vault, path)
         if text is None:
             return []
-        data = yaml.safe_load(text)
+        data = yaml_load(text)
     except TopicsFileError:
         if strict:
             raise

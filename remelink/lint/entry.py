@@ -15,6 +15,7 @@ from remelink.config import PROBLEM_CODES, load_settings
 from remelink.errors import EXIT_OK, EXIT_USAGE, RemelinkError, UsageError
 from remelink.lint.checks import LintReport
 from remelink.lint.core import lint_links
+from remelink.vault.own import check_marker
 from remelink.vault.paths import MARKER_DIR, find_vault_root, nfc
 from remelink.vault.root import check_folder, require_vault
 
@@ -135,6 +136,7 @@ def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str | None = None,
     else:
         root = (_vault_for(raw_paths) if raw_paths else None) or find_vault_root()
     check_folder(root, vault)
+    check_marker(root)
     settings = load_settings(
         root, overrides={"links": {"resolution": resolution}} if resolution else None)
     for warning in settings.warnings:

@@ -251,7 +251,7 @@ def test_lock_file_hard_linked_outside_is_refused(tmp_path: Path) -> None:
     w.seal()
     result = w.cli("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/lock")
-    assert result.returncode == 1
+    assert result.returncode == 2
 
 
 # -- special files --------------------------------------------------------------------------------
