@@ -328,7 +328,7 @@ def body_language(note: Note) -> str | None:
     from remelink.evidence import detect_language
 
     text = wl.LINK_RE.sub(" ", note.body)
-    text = re.sub(r"`[^`\n]*`|https?://\S+|^\s*#+.*$", " ", text, flags=re.M)
+    text = re.sub(r"`[^`\n]*`|https?://\S+|^[ \t]*#+.*$", " ", text, flags=re.M)
     letters = sum(1 for ch in text if ch.isalpha())
     return detect_language(text) if letters >= 20 else None
 
