@@ -61,6 +61,13 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
         raise error from None
 
 
+def replace_if(path: Path, data: bytes | str, expected: bytes | None, *, root: Path,
+               rel: str | None = None) -> bool:
+    """Compare-and-swap a node (`own.replace_if`): replace `path` only if it still holds
+    `expected` (None: only if it does not exist); False, and nothing written, otherwise."""
+    return own.replace_if(root, _rel(path, root), data, expected, shown=rel)
+
+
 def append(path: Path, data: bytes, *, root: Path, rel: str | None = None,
            sync: bool = True) -> None:
     """Append `data` with one write (whole lines survive a kill), never through a symlink;

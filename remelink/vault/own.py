@@ -296,6 +296,77 @@ def _write(root: Path, rel: str, data: bytes, mode: int | None, sync: bool) -> N
                 os.fsync(dfd)
 
 
+def replace_if(root: Path, rel: str, data: bytes | str, expected: bytes | None, *,
+               shown: str | None = None) -> bool:
+    """Compare-and-swap: replace `rel` with `data` only if it still holds exactly `expected`
+    (None: only if it does not exist). The new bytes are written and fsynced to a temp file
+    first, so the compare happens immediately before the atomic rename (a person's save that
+    lands while a model works on the node is seen, not overwritten); a create links the temp
+    file into place, which fails if the name appeared meanwhile. False when the file changed:
+    nothing was written. POSIX has no compare-and-rename, so a save in the microseconds
+    between the compare and the rename is the one race left."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    try:
+        return _replace_if(root, rel, data, expected)
+    except OSError as exc:
+        error = _fs(exc, shown or rel, "write")
+        if error is None:
+            raise
+        raise error from None
+
+
+def _current(dfd: int, name: str, rel: str, limit: int) -> bytes | None:
+    try:
+        fd = open_regular(dfd, name, rel=rel)
+    except FileNotFoundError:
+        return None
+    try:
+        return read_fd(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None) -> bool:
+    parent, name = split(rel)
+    with folder(root, parent, create=True) as dfd:
+        try:
+            st = os.lstat(name, dir_fd=dfd)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise Unsafe(rel, kind_of(st.st_mode) or "not a regular file")
+        mode = st.st_mode & 0o777 if st is not None else 0o666 & ~umask()
+        tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}.tmp"
+        fd = open_new(dfd, tmp, 0o600)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fchmod(fd, mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            limit = max(len(expected) if expected is not None else 0, 1)
+            if expected is None:
+                try:
+                    os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+                except FileExistsError:
+                    return False
+                os.unlink(tmp, dir_fd=dfd)
+            else:
+                if _current(dfd, name, rel, limit) != expected:
+                    return False
+                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+        return True
+
+
 def append(root: Path, rel: str, data: bytes, *, sync: bool = True,
            shown: str | None = None) -> None:
     """Append `data` with one write (whole lines survive a kill), fsync unless `sync` is False.

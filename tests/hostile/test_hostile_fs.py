@@ -112,15 +112,15 @@ class DiskFull:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, at: int | None) -> None:
         self.at = at
         self.count = 0
-        for name in ("_write", "_append"):
+        for name in ("_write", "_append", "_replace_if"):
             monkeypatch.setattr(own, name, self.wrap(getattr(own, name)))
 
-    def wrap(self, real: Callable[..., None]) -> Callable[..., None]:
-        def write(root: Path, rel: str, *args: Any) -> None:
+    def wrap(self, real: Callable[..., Any]) -> Callable[..., Any]:
+        def write(root: Path, rel: str, *args: Any) -> Any:
             self.count += 1
             if self.at is not None and self.count > self.at:
                 raise OSError(errno.ENOSPC, "No space left on device", rel)
-            real(root, rel, *args)
+            return real(root, rel, *args)
         return write
 
 
@@ -173,17 +173,17 @@ def test_a_tag_write_on_a_full_disk_keeps_the_node_pending(
     clean = world(tmp_path / "clean")
     run(clean.vault)
     w = world(tmp_path / "full")
-    real = own._write
+    real = own._replace_if
     seen: list[str] = []
 
-    def tag_write_fails(root: Path, rel: str, data: Any, *args: Any) -> None:
+    def tag_write_fails(root: Path, rel: str, data: Any, *args: Any) -> bool:
         text = data if isinstance(data, str) else data.decode("utf-8", "replace")
         if rel.startswith("digest") and "memory_tags:\n- Alice" in text:
             seen.append(rel)
             raise OSError(errno.ENOSPC, "No space left on device", rel)
-        real(root, rel, data, *args)
+        return real(root, rel, data, *args)
 
-    monkeypatch.setattr(own, "_write", tag_write_fails)
+    monkeypatch.setattr(own, "_replace_if", tag_write_fails)
     with pytest.raises(FileSystemError):
         run(w.vault, settings=settings_of(w.vault))
     monkeypatch.undo()
