@@ -269,7 +269,7 @@ def test_init_never_creates_through_a_symlinked_folder(tmp_path: Path, folder: s
 
 # -- case 4: crash logs-----------------------------------------------------------------------------
 def test_crash_log_never_goes_through_a_symlinked_remelink(tmp_path: Path) -> None:
-    from remelink.edge import crash_log
+    from remelink.command import crash_log
 
     w = world(tmp_path)
     (w.outside / "state").mkdir()
@@ -290,7 +290,7 @@ def test_crash_log_never_overwrites_a_planted_name(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Crash logs are new files (O_EXCL) with a random part: a link planted under every name
     the clock could give is never written through."""
-    from remelink import edge
+    from remelink import command
 
     w = world(tmp_path)
     monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20260101-000000")
@@ -301,7 +301,7 @@ def test_crash_log_never_overwrites_a_planted_name(tmp_path: Path,
     try:
         raise RuntimeError("boom")
     except RuntimeError as exc:
-        log = edge.crash_log(exc, w.vault)
+        log = command.crash_log(exc, w.vault)
     assert log is not None and log.is_file() and not log.is_symlink()
     w.held()
 
