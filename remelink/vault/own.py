@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -274,7 +273,7 @@ def _write(root: Path, rel: str, data: bytes, mode: int | None, sync: bool) -> N
             raise Unsafe(rel, kind_of(st.st_mode) or "not a regular file")
         if mode is None:
             mode = st.st_mode & 0o777 if st is not None else 0o666 & ~umask()
-        tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}.tmp"
+        tmp = f"{TMP_PREFIX}{os.urandom(8).hex()}.tmp"
         fd = open_new(dfd, tmp, 0o600)
         try:
             try:
@@ -337,7 +336,7 @@ def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None) -> bo
         if st is not None and not stat.S_ISREG(st.st_mode):
             raise Unsafe(rel, kind_of(st.st_mode) or "not a regular file")
         mode = st.st_mode & 0o777 if st is not None else 0o666 & ~umask()
-        tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}.tmp"
+        tmp = f"{TMP_PREFIX}{os.urandom(8).hex()}.tmp"
         fd = open_new(dfd, tmp, 0o600)
         try:
             try:
@@ -468,7 +467,7 @@ def move_aside(root: Path, rel: str, label: str = "tampered") -> str:
     import time
 
     parent, name = split(rel)
-    new = f"{name}.{label}-{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+    new = f"{name}.{label}-{time.strftime('%Y%m%dT%H%M%S')}-{os.urandom(3).hex()}"
     with folder(root, parent) as dfd:
         os.rename(name, new, src_dir_fd=dfd, dst_dir_fd=dfd)
     return f"{parent}/{new}" if parent else new
