@@ -126,6 +126,10 @@ def open_regular(dir_fd: int, name: str, flags: int = _READ_FLAGS, *, rel: str |
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise Unsafe(rel or name, "a symlink") from None
+        if exc.errno == errno.EISDIR:
+            raise Unsafe(rel or name, "a folder") from None
+        if exc.errno == errno.ENXIO:  # a FIFO opened for writing with no reader, a device
+            raise Unsafe(rel or name, _what(dir_fd, name)) from None
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
@@ -326,6 +330,18 @@ def _current(dfd: int, name: str, rel: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
+_NO_HARD_LINKS = frozenset(getattr(errno, n) for n in ("EPERM", "ENOTSUP", "EOPNOTSUPP", "EMLINK",
+                                                      "ENOSYS") if hasattr(errno, n))
+
+
+def _exists(dfd: int, name: str) -> bool:
+    try:
+        os.lstat(name, dir_fd=dfd)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None) -> bool:
     parent, name = split(rel)
     with folder(root, parent, create=True) as dfd:
@@ -353,7 +369,13 @@ def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None) -> bo
                     os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
                 except FileExistsError:
                     return False
-                os.unlink(tmp, dir_fd=dfd)
+                except OSError as exc:
+                    if exc.errno not in _NO_HARD_LINKS:
+                        raise
+                    # A file system without hard links: check, then rename (a narrower race).
+                    if _exists(dfd, name):
+                        return False
+                    os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
             else:
                 if _current(dfd, name, rel, limit) != expected:
                     return False
