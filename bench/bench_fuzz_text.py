@@ -174,12 +174,9 @@ def report(timings: list[Timing], sizes: list[int], args: argparse.Namespace,
               "| function | slowest input | chars | ms/KB |", "|---|---|---:|---:|"]
     for name, t in sorted(per_function.items(), key=lambda kv: -kv[1].ms_per_kb):
         lines.append(f"| `{name}` | {t.label} | {t.size} | {t.ms_per_kb:.2f} |")
-    import subprocess
-
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    lines += ["", f"At commit {commit or '?'}; {machine()}; the run took {seconds:.0f} s. Times "
-              "are CPU time of the process (the machine is shared); the bound is wall-clock."]
+    lines += ["", f"At commit {args.commit or '?'}; {machine()}; the run took {seconds:.0f} s. "
+              "Times are CPU time of the process (the machine is shared); the bound is "
+              "wall-clock."]
     return "\n".join(lines)
 
 
@@ -191,6 +188,10 @@ def main() -> int:
     parser.add_argument("--baseline", default=None)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
+    import subprocess
+
+    args.commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                 capture_output=True, text=True, check=False).stdout.strip()
     sizes = [int(s) for s in args.sizes.split(",")]
     fns = functions()
     fz.extract_note("warm up the imports")

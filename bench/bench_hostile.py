@@ -35,6 +35,11 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     report = OUT / "hostile.xml"
     load = os.getloadavg()[0]
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True, check=False).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "remelink",
+                            "tests"], capture_output=True, text=True, check=False).stdout.strip()
+    commit += " with uncommitted changes" if dirty else ""
     started = time.perf_counter()
     code = subprocess.call([python(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             f"--junitxml={report}", "tests/hostile"], cwd=ROOT)
@@ -52,8 +57,6 @@ def main() -> int:
     cases = sum(r[0] - r[2] for r in rows.values())
     held = sum(r[1] for r in rows.values())
     skipped = sum(r[2] for r in rows.values())
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
     lines = ["### Hostile vaults: the trust boundary", "",
              f"**{cases} attacks, {held} held, {cases - held} broken**"
              + (f" ({skipped} skipped on this machine)" if skipped else "")
