@@ -217,7 +217,7 @@ def test_dry_run_with_a_fifo_inside_a_real_index(tmp_path: Path) -> None:
     assert "+++ b/digest/" in result.stdout
 
 
-def test_dry_run_with_state_and_config_symlinked_outside(tmp_path: Path) -> None:
+def test_dry_run_with_state_json_symlinked_outside(tmp_path: Path) -> None:
     w = world(tmp_path)
     (w.vault / ".remelink/state.json").symlink_to(w.outside / "victim.md")
     w.seal()
