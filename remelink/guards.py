@@ -119,7 +119,11 @@ def _link_only(line: str, kept: set[str]) -> bool:
     return bool(_RELATION_LINE_RE.match(stripped)) or is_bare_link_text(stripped)
 
 
-MAX_OCCURRENCES = 256  # places one old line is tried at in the new body (short lines repeat)
+# Where one old line is tried in the new body: its first HEAD occurrences, and TAIL from the
+# end of the longest chain so far (so a node of many identical short lines keeps extending its
+# chain). Occurrences are found once per distinct line (text and contexts) and shared.
+HEAD = 64
+TAIL = 8
 
 
 @dataclass(frozen=True)
@@ -147,13 +151,14 @@ def _fold(text: str, contexts: bytes) -> _Shown:
 _WORD_RUN = re.compile(r"\S+")
 
 
-def _occurrences(flat: _Shown, key: _Shown) -> list[tuple[int, int]]:
-    """Where `key` occurs in `flat` as text and shown the same way (same contexts)."""
+def _occurrences(flat: _Shown, key: _Shown, cap: int) -> list[tuple[int, int]]:
+    """Where `key` occurs in `flat` as text and shown the same way (same contexts), at most
+    `cap` places (and at most 4 x `cap` text matches looked at)."""
     out: list[tuple[int, int]] = []
     size = len(key.text)
     pos = _find_word(flat.text, key.text, 0)
     tries = 0
-    while pos != -1 and len(out) < MAX_OCCURRENCES and tries < 4 * MAX_OCCURRENCES:
+    while pos != -1 and len(out) < cap and tries < 4 * cap:
         tries += 1
         if flat.contexts[pos:pos + size] == key.contexts:
             out.append((pos, pos + size))
@@ -164,17 +169,30 @@ def _occurrences(flat: _Shown, key: _Shown) -> list[tuple[int, int]]:
 def _kept_in_order(keys: list[_Shown], flat: _Shown) -> set[int]:
     """The indexes of the most `keys` that occur in `flat` in order, without overlapping: a
     longest chain, as in longest increasing subsequence (patience: `tails[k]` is the chain of
-    k+1 keys with the earliest end). Greedy first-match is not enough: a line quoted in a
-    correction at the end would swallow every line before it."""
-    from bisect import bisect_right
+    k+1 keys with the earliest end, `ends[k]` its end). Greedy first-match is not enough: a
+    line quoted in a correction at the end would swallow every line before it. Each key is
+    tried at HEAD + TAIL places (see HEAD): O(lines x (HEAD + TAIL) x log lines)."""
+    from bisect import bisect_left, bisect_right
 
     tails: list[tuple[int, int, Any]] = []   # (end, index, chain as nested (index, prev))
+    ends: list[int] = []
+    found: dict[tuple[str, bytes], tuple[list[tuple[int, int]], list[int]]] = {}
+    cap = len(keys) + HEAD
     for i, key in enumerate(keys):
         if not key.text:
             continue
-        ends = [t[0] for t in tails]
+        places = found.get((key.text, key.contexts))
+        if places is None:
+            occ = _occurrences(flat, key, cap)
+            places = (occ, [start for start, _ in occ])
+            found[(key.text, key.contexts)] = places
+        occ, starts = places
+        candidates = occ[:HEAD]
+        if ends:
+            after = bisect_left(starts, ends[-1], lo=min(HEAD, len(starts)))
+            candidates = candidates + occ[after:after + TAIL]
         best: dict[int, tuple[int, int, Any]] = {}
-        for start, stop in _occurrences(flat, key):
+        for start, stop in candidates:
             k = bisect_right(ends, start)   # chains that end before this occurrence starts
             prev = tails[k - 1][2] if k else None
             if k not in best or stop < best[k][0]:
@@ -182,8 +200,10 @@ def _kept_in_order(keys: list[_Shown], flat: _Shown) -> set[int]:
         for k, entry in sorted(best.items()):
             if k == len(tails):
                 tails.append(entry)
+                ends.append(entry[0])
             elif entry[0] < tails[k][0]:
                 tails[k] = entry
+                ends[k] = entry[0]
     kept: set[int] = set()
     chain = tails[-1][2] if tails else None
     while chain is not None:

@@ -197,3 +197,20 @@ def test_the_renderer_on_each_construct() -> None:
     assert at("Q14") == CODE  # inside a fence: code, not a comment
     assert at("Q15") == QUOTE
     assert at("Q16") == COMMENT  # an unclosed comment hides the rest
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=1, max_value=3000), st.sampled_from(["[[", "- x", "同", "A"]),
+       st.data())
+def test_many_identical_lines_are_all_kept_and_quickly(n: int, line: str,
+                                                       data: st.DataObject) -> None:
+    """The fuzz bench found the line matching quadratic (its time is bounded in
+    tests/test_fuzz_text.py) and, past 256 copies of a line, reporting lost lines that were
+    kept: each copy is kept, one insertion anywhere loses none."""
+    i = data.draw(st.integers(min_value=0, max_value=n))
+    lines = [line] * n
+    after = [*lines[:i], "An inserted line (9).", *lines[i:]]
+    assert lost_lines(node("\n".join(lines) + "\n"), node("\n".join(after) + "\n")) == []
+    dropped = [*lines[:-1]]
+    lost = lost_lines(node("\n".join(lines) + "\n"), node("\n".join(dropped) + "\n"))
+    assert len(lost) == 1
