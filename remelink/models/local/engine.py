@@ -47,6 +47,8 @@ from remelink.vault.paths import slugify
 MAX_READS = 6
 PROBES = 4  # file names probed per turn for a new node
 SOURCE_READS = 4  # nodes recalled by the unit's source notes, read to see if they cite them
+LINKED_QUERIES = 6  # notes linked with the unit's notes, searched for the nodes citing them
+LINKED_READS = 8  # ... and the nodes read to see whether they do
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
@@ -213,6 +215,7 @@ class LocalModel:
         points = [str(p) for p in unit.get("points") or []]
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
+        linked = relate.linked_entries(unit.get("linked_notes"))
         lang = "zh" if tx.is_cjk_text(f"{name} {summary} {' '.join(points)}") else "en"
         # What the unit states, for comparisons: its abstraction (name and summary: for a
         # runbook, its trigger). Reasons ("..., because X"), steps and supporting points are
@@ -241,6 +244,9 @@ class LocalModel:
                 # Nodes distilled from the same notes: their Sources sentences carry the notes'
                 # paths and titles, which a short unit's own words may share with nothing.
                 queries.append(source)
+            # Nodes citing the notes that the unit's notes link (or are linked from): their
+            # Sources carry those notes' paths.
+            queries += [_linked_query(n.path) for n in linked[:LINKED_QUERIES]]
             limit = self.settings.auto_dream.node_search_limit
             return turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
 
@@ -255,12 +261,18 @@ class LocalModel:
             by_source = [h.path for c in searches if c.args.get("query") == source
                          for h in parse_hits(c.result or "")]
             wanted += [p for p in by_source if p not in wanted][:SOURCE_READS]
+            by_link = [h.path for q in (_linked_query(n.path) for n in linked[:LINKED_QUERIES])
+                       for c in searches if c.args.get("query") == q
+                       for h in parse_hits(c.result or "")[:3]]
+            wanted += [p for p in dict.fromkeys(by_link) if p not in wanted][:LINKED_READS]
             probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
                       if p not in wanted]
             if revises is not None:  # the node to update is known: read it, create nothing
                 hinted = str(revises.get("target"))
                 wanted, probes = [hinted, *(p for p in wanted if p != hinted)], []
-            return turn([("read", {"path": p}) for p in wanted + probes[:PROBES]], "r")
+            probes = probes[:PROBES]
+            wanted = wanted[:MAX_CALLS_PER_TURN - len(probes)]
+            return turn([("read", {"path": p}) for p in wanted + probes], "r")
 
         notes: dict[str, Note] = {}
         missing: set[str] = set()
@@ -432,7 +444,8 @@ class LocalModel:
             notes={p: n for p, n in notes.items() if p.startswith(digest)}, labels=labels,
             digest=digest, idf=self.idf, exclude=[target] if target else [],
             semantic=self._semantic if semantic else None,
-            ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes])
+            ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes],
+            linked_notes=relate.linked_entries(unit.get("linked_notes")))
         related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason) for k in links]
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
@@ -653,6 +666,13 @@ def _continue_after(messages: Sequence[Message]) -> int:
         if m:
             return int(m.group(1))
     return 0
+
+
+def _linked_query(path: str) -> str:
+    """A node_search query for the nodes citing raw note `path`: its file name and folder
+    (a node's Sources sentence holds the path)."""
+    parts = path.removesuffix(".md").split("/")
+    return " ".join(parts[1:])
 
 
 def _plan(action: str, classes: dict[str, str], links: int = 0) -> str:

@@ -5,6 +5,8 @@ A real `dream run` gives short units: a name, a sentence, a few points. Similari
 reaches the related threshold between two such units, so the choice also uses what a short unit
 has besides its words:
 - `mention`: the unit writes the node's name (`idempotency key` names `Idempotency keys`);
+- `linked`: the node cites a note that the unit's notes link to, or that links to them (SPEC §8:
+  a note's own wikilinks say that the nodes drawn from the two notes are related);
 - `source`: the node was distilled from the same note, and the two share a topic term;
 - `term`: every term of the node's name is in the unit (`日志数据脱敏` in a rule about masking
   log data), or both name the same person, product or place;
@@ -32,7 +34,30 @@ MAX_OTHER = 3     # links on any other ground
 # below 0.3 (measured on the demo's pairs and on STS-B / Chinese STS-B sentence pairs).
 CROSSLANG_MIN = 0.45
 MAX_CROSSLANG = 5  # other-language candidates the embedder scores
-REASONS = ("mention", "source", "term", "similar", "crosslang")
+MAX_LINKED = 6    # links on the notes' own links (a note rarely links more on one topic)
+REASONS = ("mention", "linked", "source", "term", "similar", "crosslang")
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A raw note linked with the unit's notes (the task's `linked_notes`): `out` when the
+    unit's note links it, `in` when it links the unit's note; `context` the linking line."""
+
+    path: str
+    direction: str
+    context: str
+
+
+def linked_entries(raw: object) -> list[Linked]:
+    """The task's `linked_notes` as values (bare paths allowed, anything else skipped)."""
+    out = []
+    for item in raw if isinstance(raw, list) else []:
+        entry = item if isinstance(item, dict) else {"path": item}
+        path = entry.get("path")
+        if isinstance(path, str) and path:
+            out.append(Linked(path, "in" if entry.get("direction") == "in" else "out",
+                              str(entry.get("context") or "")))
+    return out
 
 
 @dataclass(frozen=True)
@@ -136,7 +161,8 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
            notes: Mapping[str, Note], labels: Mapping[str, str], digest: str,
            idf: decide.IdfFn, exclude: Sequence[str] = (),
            semantic: Callable[[str, Sequence[str]], list[float]] | None = None,
-           ranked: Sequence[tuple[HitInfo, float]] = ()) -> list[Link]:
+           ranked: Sequence[tuple[HitInfo, float]] = (),
+           linked_notes: Sequence[Linked] = ()) -> list[Link]:
     """The related nodes to link, best first, each with its reason. `labels` holds the
     comparison labels of the read nodes; `ranked` the hits scored on name and description."""
     names = {h.path: h.name for h in hits}
@@ -156,6 +182,11 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
         name = names.get(path) or _title(notes.get(path), path)
         if tx.mentions(raw_text, name) or _plural_mention(raw_text, name):
             add(path, "mention")
+    unit_topic = _topic_words(raw_text)
+    for path in candidates:
+        note = notes.get(path)
+        if note is not None and any(_by_link(note, entry, unit_topic) for entry in linked_notes):
+            add(path, "linked")
     for path in candidates:
         note = notes.get(path)
         if note is None or not any(f"[[{p}" in note.body for p in paths):
@@ -195,12 +226,33 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
                 if s >= CROSSLANG_MIN:
                     add(p, "crosslang")
     mentions = [link for link in found.values() if link.reason == "mention"][:MAX_MENTIONS]
+    by_links = [link for link in found.values() if link.reason == "linked"][:MAX_LINKED]
     # The rest, best recalled first: node_search ranks the whole node (BM25F, names boosted),
     # which orders these candidates better than the order their reasons were found in.
     recalled = {h.path: h.score for h in hits}
-    rest = sorted((link for link in found.values() if link.reason != "mention"),
+    rest = sorted((link for link in found.values() if link.reason not in ("mention", "linked")),
                   key=lambda link: -recalled.get(link.path, 0.0))[:MAX_OTHER]
-    return mentions + rest
+    return mentions + by_links + rest
+
+
+def _by_link(note: Note, entry: Linked, unit_topic: set[str]) -> bool:
+    """The node cites the linked note, and the link is about what the linking side says: the
+    unit (its note links) or the node (its note links the unit's) shares a topic word with the
+    line that holds the link. A meeting note that links an incident on one of its lines relates
+    the incident to that line's subject, not to every decision of the meeting."""
+    if not cites(note.body, entry.path):
+        return False
+    if not entry.context:
+        return True
+    context = _topic_words(entry.context)
+    linking = unit_topic if entry.direction == "out" else _topic_words(_prose(note.body))
+    return bool({w for w in context & linking if w not in _COMMON_ZH})
+
+
+def cites(body: str, path: str) -> bool:
+    """The node body links `path` (in its Sources, or anywhere), with or without an anchor or
+    an alias."""
+    return any(f"[[{path}{end}" in body for end in ("]]", "#", "|"))
 
 
 def _title(note: Note | None, path: str) -> str:
