@@ -501,6 +501,8 @@ class LocalModel:
             source = (new_sources or sources)[0].path
             # Dated by its evidence (daily/2026-06-21/... -> 2026-06-21), else by today.
             when = re.search(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", source)
+            # The statement that sets the new value, when the unit says several things.
+            statement = comp.new_sentence or summary
             line = write.correction_line(statement, comp.old_sentence, source,
                                          when.group(1) if when else today, lang)
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
@@ -592,7 +594,10 @@ class LocalModel:
         out: dict[str, str] = {}
         current_name = str(meta.get("name") or "")
         if name and name != current_name and stated(current_name, stale):
-            out["name"] = name
+            # The name stated the old value: the same name with the new one ("at most four
+            # pages" -> "at most six pages"), else the unit's.
+            out["name"] = revise.with_value(current_name, old_sentence,
+                                            decide._assertive(f"{name} {summary}")) or name
         current = str(meta.get("description") or "")
         description = _description(summary, lang, bucket, name, points)
         if description and description != current and stated(current, stale):

@@ -245,7 +245,10 @@ _NEGATION_RE = re.compile(
 # may come right before it: "从现在起Kestrel Lantern 项目").
 _ENTITY_RE = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f-])"
                         r"([A-Z][a-z]+(?:[A-Z][a-z]+)+|[A-Z]{2,}[a-z]*|[A-Z][a-z]{2,})")
-_CJK_NAME_RE = re.compile(r"[小老阿][\u4e00-\u9fff]|[\u4e00-\u9fff](?:总|经理|老师)")
+# "小王", "老李", "阿强", "王总": a name; not "小时", "小于", "小组", "老化", the common words
+# these characters open (general Chinese usage, not a fixture's words).
+_CJK_NAME_RE = re.compile(r"[小老阿](?![时于组心数型写说师板化旧式])[\u4e00-\u9fff]|"
+                          r"[\u4e00-\u9fff](?:总|经理|老师)")
 _COMMON_CAPS = {"The", "This", "That", "These", "Those", "When", "Where", "What", "Why", "How",
                 "If", "It", "Its", "We", "Our", "They", "Their", "He", "She", "His", "Her", "You",
                 "Your", "And", "But", "Or", "For", "With", "Use", "Run", "Step", "Steps", "Every",
@@ -292,9 +295,8 @@ def facts(text: str) -> Facts:
     for m in _WORD_NUM_RE.finditer(scrubbed):
         word = (m.group(1) or m.group(2) or "").lower()
         if word in _WORD_NUMBERS:
-            after = scrubbed[m.end():m.end() + 12].strip().split(" ")[0].lower()
-            unit_key = _UNIT_WORDS.get(after, "")
-            quantities.add((unit_key, float(_WORD_NUMBERS[word])))
+            quantities.add((_unit_after(scrubbed, m.end(), bool(m.group(2))),
+                            float(_WORD_NUMBERS[word])))
     negated = bool(_NEGATION_RE.search(text))
     # Chinese has no capitals: a capitalised Latin word in Chinese text is a name even where
     # it opens the sentence ("Delta Lantern 项目的...").
@@ -305,6 +307,19 @@ def facts(text: str) -> Facts:
                      or _actor_follows(text, m.end()))}
     entities |= set(_CJK_NAME_RE.findall(text))
     return Facts(frozenset(quantities), frozenset(dates), negated, frozenset(entities))
+
+
+_CJK_UNITS = sorted((w for w in _UNIT_WORDS if not w.isascii()), key=len, reverse=True)
+
+
+def _unit_after(text: str, end: int, cjk: bool) -> str:
+    """The unit of a number written as a word: the next word ("two weeks." -> w), or for a
+    Chinese numeral the unit characters right after it ("两周" -> w, "一天" -> d)."""
+    if cjk:
+        rest = text[end:end + 3]
+        return next((_UNIT_WORDS[u] for u in _CJK_UNITS if rest.startswith(u)), "")
+    words = re.findall(r"[a-z]+", text[end:end + 16].lower())
+    return _UNIT_WORDS.get(words[0], "") if words else ""
 
 
 _ACTOR_VERBS = frozenset([
@@ -354,9 +369,9 @@ def numbers_conflict(a: Facts, b: Facts) -> tuple[str, str] | None:
         return _fmt(ua[1], ua[0]), _fmt(ub[1], ub[0])
     bare_a = by_unit_a.get("", set())
     bare_b = by_unit_b.get("", set())
-    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and \
-            not (a.quantities - {("", x) for x in bare_a}) \
-            and not (b.quantities - {("", x) for x in bare_b}):
+    # Bare numbers of their own ("above 50 for 2 minutes" / "above 500 for 2 minutes"): the
+    # quantities with units may agree, the bare ones still say another value.
+    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and len(bare_a) == len(bare_b):
         return _fmt(sorted(bare_a)[0], ""), _fmt(sorted(bare_b)[0], "")
     return None
 
