@@ -7,7 +7,8 @@ the throw-away one used to measure `wordllama` (see embedders.py).
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,9 +81,26 @@ def pawsx(half: str) -> list[Pair]:
     return [rows[i] for i in sorted(chosen)]
 
 
-DATASETS = {"stsb": ("en", sts), "cstsb": ("zh", cstsb), "pawsx": ("zh", pawsx)}
+def realvault_pairs(lang: str) -> Callable[[str], list[Pair]]:
+    """The LCQMC-style question and statement pairs of `bench/realvault/pairs.yaml` in one
+    language, `tune` or `test` (its fixed id rule): a paraphrase counts as score 5, a hard
+    negative (another value, unit, person, system, order...) as 0: it must never merge."""
+
+    def load_pairs(split: str) -> list[Pair]:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from bench.realvault import pairs
+
+        return [Pair(p.id, 5.0 if p.same else 0.0, p.a, p.b) for p in pairs(split)
+                if p.lang == lang]
+
+    return load_pairs
+
+
+DATASETS = {"stsb": ("en", sts), "cstsb": ("zh", cstsb), "pawsx": ("zh", pawsx),
+            "rvzh": ("zh", realvault_pairs("zh")), "rven": ("en", realvault_pairs("en"))}
 # The split each data set is tuned on and the one it is reported on.
-SPLITS = {"stsb": ("train", "dev"), "cstsb": ("train", "dev"), "pawsx": ("tune", "test")}
+SPLITS = {"stsb": ("train", "dev"), "cstsb": ("train", "dev"), "pawsx": ("tune", "test"),
+          "rvzh": ("tune", "test"), "rven": ("tune", "test")}
 
 
 def load(name: str, split: str) -> list[Pair]:

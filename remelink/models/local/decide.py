@@ -629,6 +629,9 @@ def named_tokens(text: str, names_too: bool = True) -> list[str]:
     out = []
     for m in _NAMED_RE.finditer(text):
         word = m.group(0)
+        if "-" in word and word.islower() and not cjk:
+            out.append(word)  # `idem-redis`, `ratelimit-redis`: a system's name
+            continue
         if not word.isascii():
             latin = sum(c.isascii() and c.isalpha() for c in text)
             if latin > 4 * sum(1 for c in text if _CJK_TERM.match(c)):
@@ -638,6 +641,14 @@ def named_tokens(text: str, names_too: bool = True) -> list[str]:
                 (cjk and len(word) >= 2 and word.casefold() not in STOP):
             out.append(word.casefold())
     return out
+
+
+def is_identifier(token: str) -> bool:
+    """A token written like an identifier (`cl_waiting`, `journal.postings.v2`, `W&B`, `p99`,
+    `MLflow`), not a plain word or name."""
+    if len(token) <= 4 and token.isalnum():
+        return False  # `p99`, `5xx`, `SEV2`: everyone's metrics and levels, not one thing
+    return bool(_IDENT_CHARS.search(token))
 
 
 def entity_conflict(unit_text: str, node_text: str) -> str | None:
@@ -891,7 +902,8 @@ ANTONYMS = (
     # Directions of a bound or of time: the same sentence with the other one is another rule.
     ("before", "after"), ("above", "below"), ("under", "over"), ("earlier", "later"),
     ("minimum", "maximum"), ("前", "后"), ("提前", "推迟"), ("以上", "以下"), ("最多", "最少"),
-    ("至少", "至多"),
+    ("至少", "至多"), ("least", "most"), ("高于", "低于"), ("超过", "低于"), ("大于", "小于"),
+    ("多于", "少于"), ("primary", "replica"), ("主库", "从库"),
 )
 _ANTONYM_STEMS = tuple((strong_stem(a) if a.isascii() else a, strong_stem(b) if b.isascii()
                         else b) for a, b in ANTONYMS)

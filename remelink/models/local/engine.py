@@ -49,6 +49,7 @@ PROBES = 4  # file names probed per turn for a new node
 SOURCE_READS = 4  # nodes recalled by the unit's source notes, read to see if they cite them
 LINKED_QUERIES = 6  # notes linked with the unit's notes, searched for the nodes citing them
 LINKED_READS = 8  # ... and the nodes read to see whether they do
+NAMED_READS = 3  # nodes recalled by the unit's identifiers and names, read to compare them
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
@@ -244,6 +245,10 @@ class LocalModel:
                 # Nodes distilled from the same notes: their Sources sentences carry the notes'
                 # paths and titles, which a short unit's own words may share with nothing.
                 queries.append(source)
+            # Nodes that name the unit's identifiers and names, in either language.
+            by_name = relate.named_query(" ".join([name, summary, *points]))
+            if by_name:
+                queries.append(by_name)
             # Nodes citing the notes that the unit's notes link (or are linked from): their
             # Sources carry those notes' paths.
             queries += [_linked_query(n.path) for n in linked[:LINKED_QUERIES]]
@@ -261,6 +266,9 @@ class LocalModel:
             by_source = [h.path for c in searches if c.args.get("query") == source
                          for h in parse_hits(c.result or "")]
             wanted += [p for p in by_source if p not in wanted][:SOURCE_READS]
+            by_name = relate.named_query(" ".join([name, summary, *points]))
+            wanted += [h.path for c in searches if by_name and c.args.get("query") == by_name
+                       for h in parse_hits(c.result or "")[:NAMED_READS] if h.path not in wanted]
             by_link = [h.path for q in (_linked_query(n.path) for n in linked[:LINKED_QUERIES])
                        for c in searches if c.args.get("query") == q
                        for h in parse_hits(c.result or "")[:3]]

@@ -8,6 +8,10 @@ has besides its words:
 - `linked`: the node cites a note that the unit's notes link to, or that links to them (SPEC §8:
   a note's own wikilinks say that the nodes drawn from the two notes are related);
 - `source`: the node was distilled from the same note, and the two share a topic term;
+- `named`: the two name the same identifier (`journal.postings.v2`, `default_pool_size`,
+  `W&B`), or two of the same names (`Redis`, `pgbouncer` in a Chinese note): what people write
+  alike in every language, so it links English and Chinese nodes on one subject; never a
+  common word;
 - `term`: every term of the node's name is in the unit (`日志数据脱敏` in a rule about masking
   log data), or both name the same person, product or place;
 - `similar`: the comparison (decide.py) calls it related;
@@ -35,7 +39,7 @@ MAX_OTHER = 3     # links on any other ground
 CROSSLANG_MIN = 0.45
 MAX_CROSSLANG = 5  # other-language candidates the embedder scores
 MAX_LINKED = 6    # links on the notes' own links (a note rarely links more on one topic)
-REASONS = ("mention", "linked", "source", "term", "similar", "crosslang")
+REASONS = ("mention", "linked", "source", "named", "term", "similar", "crosslang")
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,44 @@ def _actors(name: str) -> set[str]:
     return {m.group(1)} if m else set()
 
 
+def named(text: str) -> tuple[set[str], set[str]]:
+    """(identifiers, other names) a text writes: see decide.named_tokens. Numbers are not
+    names, nor a one- or two-letter word ("PR", "P0" are everyone's)."""
+    idents: set[str] = set()
+    names: set[str] = set()
+    for token in decide.named_tokens(text):
+        if token.replace(".", "").replace(",", "").isdigit() or len(token) <= 2:
+            continue
+        (idents if decide.is_identifier(token) else names).add(token)
+    # What a note sets as code is an identifier however it is spelled (`noeviction`); a word
+    # joined by hyphens (`idem-redis`, `payout-runner`) usually names a system.
+    for span in _CODE_RE.findall(text):
+        idents |= {t.casefold() for t in _TOKEN_RE.findall(span) if len(t) > 2
+                   and not t.replace(".", "").isdigit()}
+    names |= {w.casefold() for w in _HYPHENED_RE.findall(text)} - idents
+    return idents, names
+
+
+_CODE_RE = re.compile(r"`([^`\n]{1,200})`")
+_TOKEN_RE = re.compile(r"[A-Za-z][\w.&/+:-]*[\w&+]")
+_HYPHENED_RE = re.compile(r"(?<![\w-])[a-z][a-z0-9]{2,}(?:-[a-z0-9]{2,})+(?![\w-])")
+
+
+def shares_names(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> bool:
+    """One identifier in common, or two names."""
+    return bool(a[0] & b[0]) or len((a[0] | a[1]) & (b[0] | b[1])) >= 2
+
+
+def named_query(text: str) -> str:
+    """A node_search query of the identifiers and names a text writes (empty when it writes
+    fewer than shares_names needs): it recalls nodes in the other language on the same
+    subject, which a query in the unit's own words never does."""
+    idents, names = named(text)
+    if not idents and len(names) < 2:
+        return ""
+    return " ".join(sorted(idents) + sorted(names))[:1500]
+
+
 def _entities(text: str) -> set[str]:
     return {e.casefold() for e in tx.facts(text).entities}
 
@@ -202,6 +244,14 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
         if _name_in(whole, name, lang, idf) or shares_entity or \
                 _names_share(unit_name, name, idf):
             add(path, "term")
+    mine = named(raw_text)
+    if mine[0] or len(mine[1]) >= 2:
+        for path in candidates:
+            note = notes.get(path)
+            text = _prose(note.body) if note is not None else \
+                f"{names.get(path, '')} {descriptions.get(path, '')}"
+            if shares_names(mine, named(f"{names.get(path, '')} {text}")):
+                add(path, "named")
     for path, label in labels.items():
         if label == "related":
             add(path, "similar")
