@@ -134,12 +134,19 @@ def test_a_restatement_with_again_corroborates_without_a_new_node(
     ("Keep PRs under 300 lines.", "Keep PRs over 300 lines."),
     ("Experiments are tracked in W&B; MLflow is only the registry.",
      "Experiments are tracked in MLflow; W&B is only the registry."),
-    ("embed_refresh_daily moved from Olu to 黄志强.", "embed_refresh_daily moved from 黄志强 to Olu."),
+    ("embed_refresh_daily moved from Olu to 黄志强.",
+     "embed_refresh_daily moved from 黄志强 to Olu."),
     ("外部证书到期前 30 天告警。", "外部证书过期后 30 天告警。"),
     ("赵敏希望发布单提前一天提交。", "赵敏希望发布单推迟一天提交。"),
     ("实验从 12 月起记录在 W&B。", "实验从 12 月起记录在 MLflow。"),
     ("日志里只打印卡号后四位。", "日志里只打印卡号前四位。"),
-    ("他在 1967 年选秀的第 7 轮（共有 77 轮）被选中。", "他在 1967 年选秀的第 77 轮（共有 7 轮）被选中。"),
+    ("他在 1967 年选秀的第 7 轮（共有 77 轮）被选中。",
+     "他在 1967 年选秀的第 77 轮（共有 7 轮）被选中。"),
+    ("Jobs needing more than 4 GPUs need a ticket.", "Jobs needing more than 8 GPUs need a ticket."),
+    ("新人要 shadow 满两轮才能做 primary。", "新人要 shadow 满两周才能做 primary。"),
+    ("Wait at least 30 minutes at each canary step.", "Wait at most 30 minutes at each canary step."),
+    ("Set maxmemory-policy noeviction on idem-redis.",
+     "Set maxmemory-policy noeviction on ratelimit-redis."),
 ])
 def test_look_alikes_that_state_another_fact_never_merge(a: str, b: str) -> None:
     unit = decide.text_of(tx.title_from(b), b)
@@ -152,7 +159,8 @@ def test_number_words_are_facts_of_an_edit() -> None:
         {"#one"}
     assert number_words("月结前封版三天，复盘五个工作日内完成") == {"三", "五"}
     assert number_words("one of the reasons, one or the other") == set()
-    assert revise.with_value("月结前封版两天", "每个月月结前封版两天", "月结前封版四天") == "月结前封版四天"
+    assert revise.with_value("月结前封版两天", "每个月月结前封版两天", "月结前封版四天") == \
+        "月结前封版四天"
     assert revise.with_value("Pool size 40", "pool 40", "pool 80 over 3 instances") is None
 
 
