@@ -142,9 +142,11 @@ def test_a_restatement_with_again_corroborates_without_a_new_node(
     ("日志里只打印卡号后四位。", "日志里只打印卡号前四位。"),
     ("他在 1967 年选秀的第 7 轮（共有 77 轮）被选中。",
      "他在 1967 年选秀的第 77 轮（共有 7 轮）被选中。"),
-    ("Jobs needing more than 4 GPUs need a ticket.", "Jobs needing more than 8 GPUs need a ticket."),
+    ("Jobs needing more than 4 GPUs need a ticket.",
+     "Jobs needing more than 8 GPUs need a ticket."),
     ("新人要 shadow 满两轮才能做 primary。", "新人要 shadow 满两周才能做 primary。"),
-    ("Wait at least 30 minutes at each canary step.", "Wait at most 30 minutes at each canary step."),
+    ("Wait at least 30 minutes at each canary step.",
+     "Wait at most 30 minutes at each canary step."),
     ("Set maxmemory-policy noeviction on idem-redis.",
      "Set maxmemory-policy noeviction on ratelimit-redis."),
 ])
