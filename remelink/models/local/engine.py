@@ -451,7 +451,9 @@ class LocalModel:
             unit_name=name,
             notes={p: n for p, n in notes.items() if p.startswith(digest)}, labels=labels,
             digest=digest, idf=self.idf, exclude=[target] if target else [],
-            semantic=self._semantic if semantic else None,
+            # Links may use the embedder in every language (it places translations close);
+            # merges use it only where it helped (decide.EMBED_LANGUAGES).
+            semantic=self._semantic if self.embedder is not None else None,
             ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes],
             linked_notes=relate.linked_entries(unit.get("linked_notes")))
         related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason) for k in links]

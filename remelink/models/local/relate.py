@@ -189,9 +189,12 @@ def named_query(text: str) -> str:
     fewer than shares_names needs): it recalls nodes in the other language on the same
     subject, which a query in the unit's own words never does."""
     idents, names = named(text)
-    if not idents and len(names) < 2:
+    # Numbers with what they count are written alike in both languages (`400 行`, `400 lines`):
+    # they recall, the comparison decides.
+    counted = sorted({f"{v:g}" for u, v in tx.facts(text).quantities if u and v >= 10})
+    if not idents and len(names) < 2 and not counted:
         return ""
-    return " ".join(sorted(idents) + sorted(names))[:1500]
+    return " ".join(sorted(idents) + sorted(names) + counted)[:1500]
 
 
 def _entities(text: str) -> set[str]:
