@@ -178,3 +178,18 @@ def test_another_value_of_the_same_setting_never_merges_silently(x: int, y: int,
     else:
         assert c.conflict_kind == "number"
         assert c.label != "same_abstraction" or c.correction
+
+
+def test_a_restatement_by_the_same_person_says_what_was_restated_not_also(
+        ctx: IntegrationContext) -> None:
+    made = run(ctx, "daily/2026-02-03/sync.md", "Dana wants the weekly status in #settle-status",
+               "Dana wants the weekly status in #settle-status, every Friday by 16:00 Lisbon, "
+               "one paragraph per workstream.", bucket="personal")
+    again = run(ctx, "daily/2026-03-25/retro.md", "Dana said it once more",
+                "Status updates: Dana said it once more: #settle-status, Fridays, before 4 pm. "
+                "DMs don't count.", bucket="personal")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    text = node(ctx, made.target)
+    assert "Also:" not in text and text.count("said it once more") == 1
+    assert "[[daily/2026-03-25/retro.md]] (“Dana said it once more”) restates this: Status " \
+           "updates: Dana said it once more: #settle-status, Fridays, before 4 pm." in text

@@ -446,7 +446,7 @@ def classify(c: Comparison, *, same: float | None = None, related: float | None 
         # The unit states the node's claim again and adds to it (a reason, a detail): all of the
         # node's statement is in the unit, so the node is what the unit refines.
         return "same_abstraction"
-    if c.conflict_kind is None and c.restated and c.lexical >= T_POINT:
+    if c.conflict_kind is None and c.restated:
         # The unit announces itself as a repetition ("Alice again asked...") of something the
         # same actor said, and it is about the same point: that earlier statement is this node.
         return "same_abstraction"
@@ -651,6 +651,19 @@ def is_identifier(token: str) -> bool:
     return bool(_IDENT_CHARS.search(token))
 
 
+# Days and months are dates (compared as such), never the names of people or things.
+_CALENDAR = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                       "sunday", "january", "february", "march", "april", "may", "june", "july",
+                       "august", "september", "october", "november", "december"))
+
+
+def _fold_name(name: str) -> str:
+    """A name as compared: casefolded, a plural "s" off ("Fridays", "GPUs")."""
+    folded = name.casefold()
+    return folded[:-1] if len(folded) > 3 and folded.endswith("s") and \
+        not folded.endswith("ss") else folded
+
+
 def entity_conflict(unit_text: str, node_text: str) -> str | None:
     """Both texts name people, products, places, systems or settings, and each names one the
     other does not ("Alice prefers..." vs "Bob prefers...", `W&B` vs `MLflow`)."""
@@ -658,8 +671,8 @@ def entity_conflict(unit_text: str, node_text: str) -> str | None:
     b = set(tx.facts(node_text).entities) | set(named_tokens(node_text, names_too=False))
     if not a or not b:
         return None
-    fold_a = {e.casefold() for e in a}
-    fold_b = {e.casefold() for e in b}
+    fold_a = {_fold_name(e) for e in a} - _CALENDAR
+    fold_b = {_fold_name(e) for e in b} - _CALENDAR
     if fold_a - fold_b and fold_b - fold_a and not (fold_a <= fold_b or fold_b <= fold_a):
         mine, theirs = sorted(fold_a - fold_b)[:2], sorted(fold_b - fold_a)[:2]
         return f"{', '.join(mine)} vs {', '.join(theirs)}"
@@ -723,9 +736,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     if tx.has_cue(unit_text, RESTATEMENT_CUES):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
+        node_text = f"{node_head} {' '.join(sentences)}"
         mine = {e.casefold() for e in tx.facts(unit_text).entities}
-        theirs = {e.casefold() for e in tx.facts(f"{node_head} {' '.join(sentences)}").entities}
-        restated = bool(mine & theirs) or cov >= RESTATED_COVERAGE
+        theirs = {e.casefold() for e in tx.facts(node_text).entities}
+        # ... and about the same thing: alike, or naming the same thing besides the person
+        # ("Dana said it once more: #settle-status, Fridays, before 4 pm").
+        things = set(named_tokens(unit_text, names_too=False)) & \
+            set(named_tokens(node_text, names_too=False))
+        restated = (bool(mine & theirs) and (lexical >= T_POINT or bool(things))) or \
+            cov >= RESTATED_COVERAGE
     head = bag(node_head)
     # A claim of a few terms ("Idempotency keys") is a name, not a statement to contain.
     # And the unit is mostly that claim: a unit that only cites it inside a statement of its

@@ -522,8 +522,11 @@ class LocalModel:
             # material for a node that already holds the claim.
             prose = [p for p in points
                      if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
-            novel = self._novel_points(_distinct([summary, *prose]), body)
-            if summary not in novel and lang == "zh":
+            # A restatement ("Dana said it once more: ...") says the node again: its Sources
+            # sentence quotes what was said, the body gets no "Also: ... said it again".
+            novel = [] if comp.restated else \
+                self._novel_points(_distinct([summary, *prose]), body)
+            if summary not in novel and lang == "zh" and not comp.restated:
                 # The claim is known; a clause of it may still be new ("数据库迁移先于代码单独
                 # 发布，迁移脚本要在预发环境用生产规模的数据演练": the second half). Chinese
                 # joins with "，" what English writes as two sentences, which are points of
