@@ -184,7 +184,7 @@ def test_a_restatement_by_the_same_person_says_what_was_restated_not_also(
         ctx: IntegrationContext) -> None:
     made = run(ctx, "daily/2026-02-03/sync.md", "Dana wants the weekly status in #settle-status",
                "Dana wants the weekly status in #settle-status, every Friday by 16:00 Lisbon, "
-               "one paragraph per workstream.", bucket="personal")
+               "one paragraph per workstream. Not in the sync, not in DMs.", bucket="personal")
     again = run(ctx, "daily/2026-03-25/retro.md", "Dana said it once more",
                 "Status updates: Dana said it once more: #settle-status, Fridays, before 4 pm. "
                 "DMs don't count.", bucket="personal")
