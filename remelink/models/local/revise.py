@@ -87,7 +87,8 @@ def correct_turn(*, target: str, note: Note, revises: dict[str, Any], name: str,
     update: dict[str, str] = {}
     current_name = str(meta.get("name") or "")
     if name and name != current_name and (stated(current_name, stale) or not current_name):
-        update["name"] = name
+        # The name stated the old value: the same name with the new one, else the unit's.
+        update["name"] = with_value(current_name, old_statement, new_statement) or name
     current_description = str(meta.get("description") or "")
     if description and description != current_description and \
             (stated(current_description, stale) or not current_description):
