@@ -653,15 +653,9 @@ def is_identifier(token: str) -> bool:
 
 # Days and months are dates (compared as such), never the names of people or things.
 _CALENDAR = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                       "sunday", "january", "february", "march", "april", "may", "june", "july",
+                       "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays",
+                       "saturdays", "sundays", "january", "february", "march", "april", "may", "june", "july",
                        "august", "september", "october", "november", "december"))
-
-
-def _fold_name(name: str) -> str:
-    """A name as compared: casefolded, a plural "s" off ("Fridays", "GPUs")."""
-    folded = name.casefold()
-    return folded[:-1] if len(folded) > 3 and folded.endswith("s") and \
-        not folded.endswith("ss") else folded
 
 
 def entity_conflict(unit_text: str, node_text: str) -> str | None:
@@ -671,8 +665,8 @@ def entity_conflict(unit_text: str, node_text: str) -> str | None:
     b = set(tx.facts(node_text).entities) | set(named_tokens(node_text, names_too=False))
     if not a or not b:
         return None
-    fold_a = {_fold_name(e) for e in a} - _CALENDAR
-    fold_b = {_fold_name(e) for e in b} - _CALENDAR
+    fold_a = {e.casefold() for e in a} - _CALENDAR
+    fold_b = {e.casefold() for e in b} - _CALENDAR
     if fold_a - fold_b and fold_b - fold_a and not (fold_a <= fold_b or fold_b <= fold_a):
         mine, theirs = sorted(fold_a - fold_b)[:2], sorted(fold_b - fold_a)[:2]
         return f"{', '.join(mine)} vs {', '.join(theirs)}"
@@ -753,7 +747,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     # digest has not seen yet weighs much more than the node's own: a long addition alone can
     # push the share below the bar.)
     need = CONTAIN_COVERAGE.get(lang, 0.9)
-    contains = len(head.counts) >= 4 and coverage(head, u, idf) >= need and \
+    # ... and a unit of one statement that names something the node does not changes the
+    # claim rather than adding to it ("Claudia is the feminine of Claudius", PAWS-X).
+    new_names = len(re.split(r"(?<=[.!?;。！？；])\s*", unit_text.strip())) <= 1 and \
+        bool(set(named_tokens(unit_text)) - set(named_tokens(f"{node_head} {node_body}")))
+    contains = not new_names and len(head.counts) >= 4 and coverage(head, u, idf) >= need and \
         coverage(u, head, idf) < 1.0 and (coverage(u, head, idf) >= CONTAIN_SHARE or
                                           _leads_with(unit_text, head, idf, need)) and \
         order_agreement(unit_text, node_head) >= ORDER_RULE.get(lang, ORDER_RULE["en"])[1]
