@@ -53,9 +53,11 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint.",
+dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint, tag.",
+                        short_help="Run the dream pipeline (dream run).",
                         no_args_is_help=True, rich_markup_mode=None)
 index_app = typer.Typer(help="The node index under .remelink/index/ (derived, safe to delete).",
+                        short_help="Rebuild the node index (index rebuild).",
                         no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(dream_app, name="dream")
 app.add_typer(index_app, name="index")
@@ -113,14 +115,16 @@ def _root(version: Annotated[bool, typer.Option(
     """remelink: memory as a markdown vault."""
 
 
-@app.command("init", cls=_Command)
+@app.command("init", cls=_Command,
+             short_help="Create the vault folders and a commented configuration.")
 @handles_errors("init")
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder to turn into a vault.")] = Path("."),
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
-    """Create daily/, resource/, digest/{procedure,personal,wiki}/ and a commented config."""
+    """Create daily/, resource/, digest/{procedure,personal,wiki}/, a commented
+    .remelink/config.yaml and .remelink/.gitignore (existing files are never overwritten)."""
     from remelink.render import init_json
     from remelink.scaffold import init
 
@@ -137,7 +141,8 @@ def init_cmd(
     return 0
 
 
-@app.command("lint-links", cls=_Command)
+@app.command("lint-links", cls=_Command,
+             short_help="Check every wikilink and every Sources section.")
 @handles_errors("lint-links")
 def lint_links_cmd(
     paths: Annotated[list[str] | None, typer.Argument(
@@ -172,7 +177,8 @@ def lint_links_cmd(
                on_json=_print_json, on_warning=lambda w: _err(f"warning: {w}"))
 
 
-@app.command("node-search", cls=_Command)
+@app.command("node-search", cls=_Command,
+             short_help="Find digest nodes by name, description, tags and body.")
 @handles_errors("node-search")
 def node_search_cmd(
     query: Annotated[str, typer.Argument(help="Plain words to look for (never query syntax).")],
@@ -188,7 +194,8 @@ def node_search_cmd(
     return nodesearch.node_search(query, limit, bucket, json_out, vault)
 
 
-@index_app.command("rebuild", cls=_Command)
+@index_app.command("rebuild", cls=_Command,
+                   short_help="Rebuild the node index from every digest node.")
 @handles_errors("index rebuild")
 def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
                       debug: DebugOpt = False) -> int:
@@ -210,7 +217,8 @@ def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
     return 0
 
 
-@app.command("integrate", cls=_Command)
+@app.command("integrate", cls=_Command,
+             short_help="Integrate memory units from a file, one node each.")
 @handles_errors("integrate")
 def integrate_cmd(
     units_file: Annotated[str, typer.Argument(
@@ -266,7 +274,8 @@ def integrate_cmd(
     return 1 if report.failed or leftover else 0
 
 
-@dream_app.command("run", cls=_Command)
+@dream_app.command("run", cls=_Command,
+                   short_help="Distil changed raw notes into linked digest nodes.")
 @handles_errors("dream run")
 def dream_run_cmd(
     vault: VaultOpt = None,
@@ -327,7 +336,8 @@ def dream_run_cmd(
     return 0 if report.ok and not leftover else EXIT_PROBLEMS
 
 
-@app.command("status", cls=_Command)
+@app.command("status", cls=_Command,
+             short_help="Show what is pending, what failed and why, and the last runs.")
 @handles_errors("status")
 def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOpt = False) -> int:
     """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last
