@@ -187,3 +187,26 @@ def test_the_linked_note_integrated_later_links_back(linked_ctx: IntegrationCont
         paths=("daily/2026-02-06/pgbouncer-pool-exhaustion.md",)))
     assert pool.ok and incident.ok and pool.target and incident.target
     assert pool.target in _digest_links(ctx.vault, incident.target)
+
+
+_WORDS = ["ledger", "invoice", "rotation", "scheduler", "backup", "replica", "pipeline",
+          "gateway", "cluster", "tokens", "payout", "migration", "dashboard", "handover",
+          "latency", "capacity", "billing", "refunds", "settlement", "cursor"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=6, max_size=6, unique=True),
+       st.integers(0, 3))
+def test_a_similar_link_never_rests_on_one_common_word(words: list[str], shared: int) -> None:
+    """Whatever the comparison says, `similar` links only nodes sharing two topic words."""
+    from remelink.models.local import relate
+    from remelink.models.local.protocol import HitInfo
+
+    common = words[:shared]
+    unit = " ".join(["alpha", *words[3:5], *common])
+    node = " ".join(["omega", words[5], *common])
+    hit = HitInfo("digest/wiki/n.md", 5.0, node, node)
+    links = relate.choose(raw_text=unit, lang="en", paths=["daily/u.md"], hits=[hit],
+                          notes={}, labels={hit.path: "related"}, digest="digest",
+                          idf=lambda t: 1.0)
+    assert bool(links) == (shared >= 2)

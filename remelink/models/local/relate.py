@@ -255,14 +255,25 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
                 f"{names.get(path, '')} {descriptions.get(path, '')}"
             if shares_names(mine, named(f"{names.get(path, '')} {text}")):
                 add(path, "named")
+    unit_words = _topic_words(raw_text)
+
+    def shares_words(path: str) -> bool:
+        # Never through one common word ("Marco takes over on-call from me today" and "Never
+        # call date.today in business logic" share "today"): two words of a topic at least.
+        note = notes.get(path)
+        text = f"{names.get(path, '')} {descriptions.get(path, '')} " + \
+            (_prose(note.body) if note is not None else "")
+        return len((unit_words & _topic_words(text)) - _COMMON_ZH) >= 2
+
     for path, label in labels.items():
-        if label == "related":
+        if label == "related" and shares_words(path):
             add(path, "similar")
     related_t = decide.thresholds(False, lang)[1]
     for hit, score in ranked:
         if score < related_t:
             break
-        add(hit.path, "similar")
+        if shares_words(hit.path):
+            add(hit.path, "similar")
     if semantic is not None:
         # The best recalled few only: each text costs an embedding (about 10 ms), and scoring
         # every other-language hit made the decisions 8x slower on the speed benchmark.
