@@ -654,8 +654,9 @@ def is_identifier(token: str) -> bool:
 # Days and months are dates (compared as such), never the names of people or things.
 _CALENDAR = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
                        "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays",
-                       "saturdays", "sundays", "january", "february", "march", "april", "may", "june", "july",
-                       "august", "september", "october", "november", "december"))
+                       "saturdays", "sundays", "january", "february", "march", "april", "may",
+                       "june", "july", "august", "september", "october", "november",
+                       "december"))
 
 
 def entity_conflict(unit_text: str, node_text: str) -> str | None:
