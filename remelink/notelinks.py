@@ -28,7 +28,11 @@ from remelink.vault import links as wl
 from remelink.vault.notes import read_note
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolver, VaultFiles
 
-MAX_LINKED = 12  # notes carried per unit: a hub note (an index of 300 notes) is no evidence
+MAX_LINKED = 12  # notes carried per unit, those whose linking line is most about the unit first
+# A note linked by (or linking) more notes than this is an index: its links relate everything
+# to everything. Documentation pages link a dozen or two others in their prose (on the
+# SilverBullet docs, a limit of 12 dropped most of their links), an index page hundreds.
+HUB_LINKS = 60
 CONTEXT_CHARS = 300
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _MARKER_RE = re.compile(r"^(?:>\s*)*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
@@ -49,6 +53,10 @@ def link_context(lines: Sequence[str], index: int) -> str:
     text = f"{heading}: {line}" if heading and heading != line else line
     text = _LINK_RE.sub(lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1], text)
     return text[:CONTEXT_CHARS]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9_.-]{2,}|[\u4e00-\u9fff]{2}", text.lower())}
 
 
 @dataclass
@@ -84,22 +92,30 @@ class NoteLinks:
                 graph.back.setdefault(target, {})[rel] = graph.out[rel][target]
         return graph
 
-    def linked(self, paths: Sequence[str]) -> tuple[LinkedNote, ...]:
-        """The raw notes that `paths` link to ("out") or are linked from ("in"), outlinks first,
-        each in path order; none of `paths` themselves. A note linked by (or linking) more
-        notes than MAX_LINKED is a hub: its links are left out, they relate everything to
-        everything."""
+    def linked(self, paths: Sequence[str], about: str = "") -> tuple[LinkedNote, ...]:
+        """The raw notes that `paths` link to ("out") or are linked from ("in"); none of
+        `paths` themselves, no links of an index (HUB_LINKS). At most MAX_LINKED: with `about`
+        (the unit's text), those whose linking line shares the most words with it first; else
+        outlinks first, each in path order."""
         own = set(paths)
         found: dict[str, LinkedNote] = {}
         for table, direction in ((self.out, "out"), (self.back, "in")):
             for path in paths:
                 edges = table.get(path, {})
-                if len(edges) > MAX_LINKED:
+                if len(edges) > HUB_LINKS:
                     continue
                 for other in sorted(edges):
-                    if other not in own and other not in found:
+                    if other not in own and other not in found and not self._hub(other):
                         found[other] = LinkedNote(other, direction, edges[other])
-        return tuple(found.values())[:MAX_LINKED]
+        notes = list(found.values())
+        if about and len(notes) > MAX_LINKED:
+            words = _words(about)
+            notes.sort(key=lambda n: -len(words & _words(n.context)))
+        return tuple(notes[:MAX_LINKED])
+
+    def _hub(self, path: str) -> bool:
+        return len(self.out.get(path, {})) > HUB_LINKS or \
+            len(self.back.get(path, {})) > HUB_LINKS
 
 
 class LazyNoteLinks:
@@ -119,5 +135,6 @@ class LazyNoteLinks:
     def annotate(self, unit: Unit) -> Unit:
         """The unit with the notes its notes link (added to any it already names)."""
         have = {n.path for n in unit.linked_notes}
-        found = [n for n in self.graph().linked(unit.paths) if n.path not in have]
+        about = " ".join([unit.name, unit.summary, *unit.points])
+        found = [n for n in self.graph().linked(unit.paths, about) if n.path not in have]
         return replace(unit, linked_notes=(*unit.linked_notes, *found)) if found else unit

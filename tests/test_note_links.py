@@ -85,11 +85,16 @@ def test_links_follow_the_vault_resolution(tmp_path: Path) -> None:
 
 
 def test_a_hub_note_is_no_evidence(tmp_path: Path) -> None:
-    notes = {f"daily/n/{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(20)}
-    notes["daily/index.md"] = "# Index\n\n" + "\n".join(f"- [[{i}]]" for i in range(20)) + "\n"
+    notes = {f"daily/n/{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(70)}
+    notes["daily/index.md"] = "# Index\n\n" + "\n".join(f"- [[{i}]]" for i in range(70)) + "\n"
+    notes["daily/page.md"] = "# Page\n\n" + "\n".join(
+        f"- the {'ledger' if i == 17 else 'other'} topic is in [[{i}]]" for i in range(20)) + "\n"
     graph = _graph(_vault(tmp_path, notes))
     assert graph.linked(["daily/index.md"]) == ()
-    assert [n.path for n in graph.linked(["daily/n/3.md"])] == ["daily/index.md"]
+    assert [n.path for n in graph.linked(["daily/n/3.md"])] == ["daily/page.md"]
+    # A page of twenty links keeps twelve, the lines most about the unit first.
+    kept = graph.linked(["daily/page.md"], about="the ledger topic")
+    assert len(kept) == 12 and kept[0].path == "daily/n/17.md"
 
 
 def test_context_names_the_heading_and_shows_links_as_text() -> None:
