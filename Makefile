@@ -11,7 +11,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 
-.PHONY: install install-llm install-bench test test-fast lint bench demo clean
+.PHONY: install install-llm install-bench test test-fast test-shipped lint bench bench-quality demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ test: $(LLM_STAMP)           ## the whole suite (the litellm loopback tests need
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
+
+test-shipped: $(STAMP)       ## the default configuration as installed: the embedder loaded (also in `test`)
+	$(PY) -m pytest -q -m shipped
 
 lint: $(STAMP)
 	$(BIN)/ruff check remelink tests bench
