@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+KEYS = ("ok", "command", "duration_ms", "counts", "data", "errors")
+
 
 def envelope(command: str, *, ok: bool, seconds: float, counts: dict[str, Any], data: Any,
              errors: list[str]) -> str:
