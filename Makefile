@@ -48,6 +48,9 @@ lint: $(STAMP)
 bench: $(BENCH_STAMP) $(LLM_STAMP)
 	$(PY) bench/run_all.py
 
+bench-quality: $(STAMP)      ## every quality table of docs/benchmarks.md at this commit, then the README's figures
+	$(PY) bench/run_all.py --quality
+
 DEMO_DIR ?= /tmp/remelink-demo
 demo: $(STAMP)               ## the README's first command: dream run on a scratch copy of the demo vault
 	rm -rf $(DEMO_DIR) && cp -r fixtures/demo-vault $(DEMO_DIR)

@@ -46,6 +46,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import locomo_recall as lr  # noqa: E402
 import splits  # noqa: E402
+import spread  # noqa: E402
 import yaml  # noqa: E402
 from _report import machine, write_section  # noqa: E402
 from locomo import Conversation, load, write_vault  # noqa: E402
@@ -341,9 +342,9 @@ def report(results: list[Result], calibration: tuple[float, float],
         "",
         *recall_table(held, tuning),
         "",
-        "Margins on the held-out questions (mean per-question difference; 95 % interval of a "
-        f"paired bootstrap over the questions, {lr.BOOTSTRAP_SAMPLES} resamples, seed "
-        f"{lr.BOOTSTRAP_SEED}); a margin whose interval includes zero is not a margin:",
+        "Margins on the held-out questions (mean per-question difference; "
+        f"{spread.described()} over the questions); a margin whose interval includes zero is "
+        "not a margin:",
         "",
         *margin_rows(held),
         "",

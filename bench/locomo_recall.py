@@ -25,18 +25,18 @@ Rankers, each giving five items per question:
   no digest at all.
 
 A margin between two rankers is the mean over questions of the per-question difference, with a
-95 % interval from a paired bootstrap over the questions (`bootstrap`).
+95 % interval from a paired bootstrap over the questions (bench/spread.py).
 """
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import comb
 from pathlib import Path
 
+import spread
 from locomo import Conversation
 from locomo_eval import Node, TfIdf, read_nodes
 
@@ -45,8 +45,6 @@ K = 5
 LEVELS = ("session", "turn")
 RANKERS = ("node-search", "TF-IDF over the nodes", "5 random nodes", "TF-IDF over the raw turns",
            "5 random turns")
-BOOTSTRAP_SEED = 25
-BOOTSTRAP_SAMPLES = 2000
 
 _SOURCES_RE = re.compile(r"^##[ \t]+sources\b[^\n]*\n(?P<body>.*?)(?=^#{1,2}[ \t]|\Z)",
                          re.I | re.M | re.S)
@@ -184,21 +182,6 @@ def mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def bootstrap(a: Sequence[float], b: Sequence[float], samples: int = BOOTSTRAP_SAMPLES,
-              seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
-    """Mean of a - b over paired items and its 95 % percentile interval from resampling the
-    items with replacement (fixed seed: the same interval every run of the same data)."""
-    diffs = [x - y for x, y in zip(a, b, strict=True)]
-    if not diffs:
-        return float("nan"), float("nan"), float("nan")
-    rng = random.Random(seed)
-    n = len(diffs)
-    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(samples))
-    return mean(diffs), means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
-
-
 def margin(a: Sequence[float], b: Sequence[float]) -> str:
-    """`+0.05 (95 % interval +0.01 to +0.09)`, and whether it is clear of zero."""
-    d, lo, hi = bootstrap(a, b)
-    verdict = "above" if lo > 0 else "below" if hi < 0 else "within noise"
-    return f"{d:+.2f} ({lo:+.2f} to {hi:+.2f}: {verdict})"
+    """`+0.05 (+0.01 to +0.09: above)`: the mean per-question difference and its interval."""
+    return spread.show(spread.paired(a, b))

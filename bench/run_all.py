@@ -1,6 +1,12 @@
-"""`make bench`: run every bench/bench_*.py (and the crash test, bench/crash_dream.py) in turn;
-each writes its own section of docs/benchmarks.md. Pass names to run a subset:
-`python bench/run_all.py lint search crash_dream`."""
+"""`make bench`: run every bench/bench_*.py, bench/search_recall.py and the crash test
+(bench/crash_dream.py) in turn; each writes its own section of docs/benchmarks.md. Pass names to
+run a subset: `python bench/run_all.py lint search crash_dream`.
+
+`make bench-quality` (`--quality`): every quality section at the current commit, prose included
+(sentence pairs, links, orphans, LoCoMo, coverage, node-search recall), then the README's figures
+copied from them (bench/readme_figures.py). It prints what it wrote and how long it took.
+
+Every run ends by copying the README's figures from docs/benchmarks.md."""
 
 from __future__ import annotations
 
@@ -11,19 +17,45 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+# The quality sections, in the order they are written: (script, arguments, sections).
+QUALITY = (
+    ("bench_quality.py", ["pairs", "links", "orphans"],
+     ["quality-pairs", "quality-links", "quality-orphans"]),
+    ("bench_locomo.py", [], ["locomo"]),
+    ("bench_coverage.py", [], ["coverage"]),
+    ("search_recall.py", [], ["search-recall"]),
+)
+
+
+def run(script: str, args: list[str]) -> int:
+    print(f"== {script} {' '.join(args)}".rstrip(), flush=True)
+    started = time.perf_counter()
+    code = subprocess.call([sys.executable, str(HERE / script), *args], cwd=HERE.parent)
+    print(f"== {script}: exit {code} in {time.perf_counter() - started:.0f} s", flush=True)
+    return code
+
 
 def main(argv: list[str]) -> int:
-    scripts = sorted(HERE.glob("bench_*.py")) + sorted(HERE.glob("crash_*.py"))
-    if argv:
-        scripts = [s for s in scripts if s.stem.removeprefix("bench_") in argv or s.stem in argv]
-    failed = []
-    for script in scripts:
-        print(f"== {script.name}", flush=True)
-        started = time.perf_counter()
-        code = subprocess.call([sys.executable, str(script)], cwd=HERE.parent)
-        print(f"== {script.name}: exit {code} in {time.perf_counter() - started:.0f} s", flush=True)
-        if code:
-            failed.append(script.name)
+    started = time.perf_counter()
+    if "--quality" in argv:
+        jobs = [(script, args) for script, args, _ in QUALITY]
+    else:
+        scripts = [*sorted(HERE.glob("bench_*.py")), HERE / "search_recall.py",
+                   *sorted(HERE.glob("crash_*.py"))]
+        if argv:
+            scripts = [s for s in scripts
+                       if s.stem.removeprefix("bench_") in argv or s.stem in argv]
+        jobs = [(s.name, []) for s in scripts]
+    failed = [script for script, args in jobs if run(script, args)]
+    if run("readme_figures.py", []):
+        failed.append("readme_figures.py")
+    minutes = (time.perf_counter() - started) / 60
+    if "--quality" in argv:
+        written = ", ".join(name for _, _, names in QUALITY for name in names)
+        print(f"wrote the sections {written} of {HERE.parent / 'docs' / 'benchmarks.md'} and "
+              f"the figures of {HERE.parent / 'README.md'} in {minutes:.0f} min", flush=True)
+    else:
+        print(f"done in {minutes:.0f} min", flush=True)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -53,8 +53,6 @@ from remelink.vault.resolve import Resolver, VaultFiles
 
 VAULTS = ("silverbullet-docs", "foam-docs")  # the link vaults of the ablation
 TIL = "til-simonw"
-BOOTSTRAP_SAMPLES = 2000
-BOOTSTRAP_SEED = 25
 SHARED_LINK_VAULTS = Path(__file__).resolve().parents[2] / "shared" / "data" / "link-vaults"
 LINK_REF_DEF = re.compile(r"^\[[^\]]+\]:\s.*$\n?", re.M)
 WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
@@ -268,26 +266,6 @@ def evaluate(name: str, data: Path = SHARED_LINK_VAULTS) -> dict[str, Metrics]:
     return out
 
 
-def bootstrap(a: Sequence[float], b: Sequence[float], samples: int = BOOTSTRAP_SAMPLES,
-              seed: int = BOOTSTRAP_SEED) -> tuple[float, float, float]:
-    """Mean of a - b over paired notes and its 95 % percentile interval (fixed seed)."""
-    import random
-
-    diffs = [x - y for x, y in zip(a, b, strict=True)]
-    if not diffs:
-        return float("nan"), float("nan"), float("nan")
-    rng = random.Random(seed)
-    n = len(diffs)
-    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(samples))
-    return sum(diffs) / n, means[int(0.025 * samples)], means[int(0.975 * samples) - 1]
-
-
-def _margin(d: tuple[float, float, float]) -> str:
-    value, lo, hi = d
-    verdict = "above" if lo > 0 else "below" if hi < 0 else "within noise"
-    return f"{value:+.3f} ({lo:+.3f} to {hi:+.3f}: {verdict})"
-
-
 def _fast_ranker(index: NodeIndex) -> Callable[[Note], list[str]]:
     """All notes indexed once; the query note is dropped from its own results (its terms stay
     in the statistics, so figures are close to, not equal to, those of `evaluate`)."""
@@ -401,17 +379,22 @@ def table(results: dict[str, dict[str, Metrics]]) -> str:
 
 
 def margin_table(results: dict[str, dict[str, Metrics]]) -> str:
+    from bench import spread
+
     lines = ["| vault (data) | recall@10, node-search minus TF-IDF (95 % interval) | MRR, "
              "node-search minus TF-IDF (95 % interval) |", "|---|---|---|"]
     for vault, by_engine in results.items():
         a, b = by_engine["node-search"], by_engine["tfidf"]
-        lines.append(f"| {_label(vault)} | {_margin(bootstrap(a.per_recall, b.per_recall))} | "
-                     f"{_margin(bootstrap(a.per_rr, b.per_rr))} |")
+        recall = spread.show(spread.paired(a.per_recall, b.per_recall), 3)
+        rr = spread.show(spread.paired(a.per_rr, b.per_rr), 3)
+        lines.append(f"| {_label(vault)} | {recall} | {rr} |")
     return "\n".join(lines)
 
 
 def section(results: dict[str, dict[str, Metrics]],
             rows: list[tuple[str, list[Metrics]]] | None) -> str:
+    from bench import spread
+
     lines = [
         "### node-search recall: hidden links of real vaults",
         "",
@@ -422,9 +405,8 @@ def section(results: dict[str, dict[str, Metrics]],
         "name clause and the stemmer were chosen on it too before the split existed (the "
         "ablation below), so it is not a clean result; the held-out til-simonw notes (all 577 "
         "notes in the digest, the 22 held-out ones with links to other notes asked; "
-        "`bench/tillinks.py`) are. Margins: node-search minus TF-IDF per asked note, 95 % "
-        f"interval of a paired bootstrap over the asked notes ({BOOTSTRAP_SAMPLES} resamples, "
-        f"seed {BOOTSTRAP_SEED}).",
+        "`bench/tillinks.py`) are. Margins: node-search minus TF-IDF per asked note, "
+        f"{spread.described()} over the asked notes.",
         "",
         table(results),
         "",

@@ -26,7 +26,6 @@ sentence only; the TF-IDF baselines then rank with that same text.
 
 from __future__ import annotations
 
-import random
 import re
 import sys
 import tempfile
@@ -40,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import splits
+import spread
 import tillinks
 from data import SHARED_DATA
 from vaults import Runner, unit, write_note
@@ -49,8 +49,6 @@ from bench.search_recall import Note, _first_sentence, load, tfidf_scorer
 VAULTS = ("silverbullet-docs", "foam-docs", tillinks.NAME)
 FIXED_K = (1, 2, 3)
 MAX_K = 10
-BOOTSTRAP_SAMPLES = 2000
-BOOTSTRAP_SEED = 25
 _LINK = re.compile(r"\[\[(digest/[^\]|#]+)")
 
 
@@ -206,32 +204,19 @@ def tune_threshold(asked: Sequence[Asked]) -> float:
     return max(grid, key=lambda t: (metrics(asked, above(t)).f1, -t))
 
 
-def bootstrap(asked: Sequence[Asked], a: Chooser, b: Chooser, what: str = "f1",
-              samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED
-              ) -> tuple[float, float, float]:
-    """`what` (f1 or precision) of a minus that of b, and its 95 % percentile interval from
-    resampling the asked notes with replacement (fixed seed)."""
-    rng = random.Random(seed)
-    chosen = [(a(x), b(x), x.truth) for x in asked]
-    n = len(chosen)
+def margin(asked: Sequence[Asked], a: Chooser, b: Chooser, what: str = "f1"
+           ) -> tuple[float, float, float]:
+    """`what` (f1 or precision) of a minus that of b, with its interval from resampling the
+    asked notes (bench/spread.py)."""
+    rows = [(a(x), b(x), x.truth) for x in asked]
 
-    def value(rows: Sequence[tuple[frozenset[str], frozenset[str], frozenset[str]]]) -> float:
-        ma = Metrics(sum(len(r[0]) for r in rows), sum(len(r[0] & r[2]) for r in rows),
-                     sum(len(r[2]) for r in rows))
-        mb = Metrics(sum(len(r[1]) for r in rows), sum(len(r[1] & r[2]) for r in rows),
-                     sum(len(r[2]) for r in rows))
-        return getattr(ma, what) - getattr(mb, what)
+    def value(rs: Sequence[tuple[frozenset[str], frozenset[str], frozenset[str]]]) -> float:
+        truth = sum(len(r[2]) for r in rs)
+        ma = Metrics(sum(len(r[0]) for r in rs), sum(len(r[0] & r[2]) for r in rs), truth)
+        mb = Metrics(sum(len(r[1]) for r in rs), sum(len(r[1] & r[2]) for r in rs), truth)
+        return float(getattr(ma, what) - getattr(mb, what))
 
-    if not n:
-        return float("nan"), float("nan"), float("nan")
-    diffs = sorted(value([chosen[rng.randrange(n)] for _ in range(n)]) for _ in range(samples))
-    return value(chosen), diffs[int(0.025 * samples)], diffs[int(0.975 * samples) - 1]
-
-
-def _margin(d: tuple[float, float, float]) -> str:
-    value, lo, hi = d
-    verdict = "above" if lo > 0 else "below" if hi < 0 else "within noise"
-    return f"{value:+.3f} ({lo:+.3f} to {hi:+.3f}: {verdict})"
+    return spread.resampled(rows, value)
 
 
 # -- tables ------------------------------------------------------------------------------------
@@ -296,8 +281,8 @@ def margin_table(results: list[LinkResult], chosen: dict[bool, float]) -> str:
             continue
         base = above(chosen[r.short])
         lines.append(f"| {_vault(r)} | {_unit(r.short)} | {r.embedder} | "
-                     f"{_margin(bootstrap(r.asked, engine, base, 'f1'))} | "
-                     f"{_margin(bootstrap(r.asked, engine, base, 'precision'))} |")
+                     f"{spread.show(margin(r.asked, engine, base, 'f1'), 3)} | "
+                     f"{spread.show(margin(r.asked, engine, base, 'precision'), 3)} |")
     return "\n".join(lines)
 
 
