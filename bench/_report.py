@@ -111,7 +111,17 @@ def index(text: str) -> str:
 def write_section(name: str, markdown: str, command: str) -> None:
     """Replace (or append) this benchmark's section of docs/benchmarks.md, stamped with the
     command, the commit and the date, and rebuild the index of sections."""
+    import fcntl
+
     DOC.parent.mkdir(parents=True, exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / "benchmarks.lock", "w") as lock:  # benches may run side by side
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _write_section(name, markdown, command)
+    print(f"wrote section {name!r} of {DOC}", flush=True)
+
+
+def _write_section(name: str, markdown: str, command: str) -> None:
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n\n"
     body = (f"<!-- bench:{name} -->\n{markdown.rstrip()}\n\nProduced by `{command}` at commit "
             f"`{commit()}` on {machine()}.\n<!-- /bench:{name} -->")
@@ -124,7 +134,6 @@ def write_section(name: str, markdown: str, command: str) -> None:
     if _INDEX.search(text):
         text = _INDEX.sub(lambda _: index(text), text)
     DOC.write_text(text, encoding="utf-8")
-    print(f"wrote section {name!r} of {DOC}", flush=True)
 
 
 def python() -> str:
