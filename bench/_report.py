@@ -81,6 +81,9 @@ def commit() -> str:
     return f"{head} + uncommitted changes" if dirty else head
 
 
+_START_COMMIT = commit()  # what the bench runs: the code as it was when it started
+
+
 _SECTION = re.compile(r"<!-- bench:(?P<name>[\w-]+) -->\n(?P<body>.*?)<!-- /bench:(?P=name) -->",
                       re.S)
 _PRODUCED = re.compile(r"Produced by `(?P<command>[^`]+)`(?: at commit `(?P<commit>[^`]+)`)? on "
@@ -124,7 +127,7 @@ def write_section(name: str, markdown: str, command: str) -> None:
 def _write_section(name: str, markdown: str, command: str) -> None:
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n\n"
     body = (f"<!-- bench:{name} -->\n{markdown.rstrip()}\n\nProduced by `{command}` at commit "
-            f"`{commit()}` on {machine()}.\n<!-- /bench:{name} -->")
+            f"`{_START_COMMIT}` on {machine()}.\n<!-- /bench:{name} -->")
     pattern = re.compile(rf"<!-- bench:{re.escape(name)} -->.*?<!-- /bench:{re.escape(name)} -->",
                          re.S)
     if pattern.search(text):
