@@ -43,6 +43,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE / "quality"))
 
 import locomo_recall as lr  # noqa: E402
 import splits  # noqa: E402
@@ -59,6 +60,7 @@ from locomo_eval import (  # noqa: E402
     states,
     terms,
 )
+from orphans import lint_orphans  # noqa: E402
 
 LABELS = HERE / "locomo" / "tag_labels.yaml"
 
@@ -73,6 +75,8 @@ class Result:
     recalled: int = 0
     nodes: int = 0
     precise: int = 0
+    orphans: int = 0       # nodes `orphan-node` flags (no link to or from another node)
+    lint_errors: int = 0
     chatter: list[str] = field(default_factory=list)
     boilerplate: list[tuple[str, int]] = field(default_factory=list)
     extract_seconds: float = 0.0
@@ -212,6 +216,7 @@ def run_one(conv: Conversation, root: Path, batch_tokens: int | None = None) -> 
     nodes = read_nodes(vault)
     r.nodes = len(nodes)
     r.recall = lr.score(conv, vault)
+    _, r.orphans, r.lint_errors = lint_orphans(vault)
     r.observations, r.recalled, r.precise = observation_scores(conv, nodes)
     r.chatter = [n.path for n in nodes if chatter(n)]
     r.boilerplate = boilerplate(nodes)
@@ -223,7 +228,7 @@ def _ratio(a: float, b: float) -> str:
 
 
 _SUMS = ("sessions", "turns", "observations", "recalled", "nodes", "precise", "units",
-         "with_verdict", "with_units", "failed")
+         "with_verdict", "with_units", "failed", "orphans", "lint_errors")
 
 
 def total(results: list[Result], name: str) -> Result:
@@ -281,14 +286,16 @@ def report(results: list[Result], calibration: tuple[float, float],
     tuning = [r for r in results if splits.locomo(r.sample_id) == splits.TUNING]
     rows = ["| conversation | data | sessions / turns | nodes | node-search hit@5, session | "
             "node-search hit@5, turn | observation recall | node precision | chatter | "
-            "boilerplate | actions |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "boilerplate | orphan nodes | lint errors | actions |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         actions = ", ".join(f"{k} {v}" for k, v in sorted(r.actions.items()))
         rows.append(f"| {r.sample_id} | {_side(r.sample_id)} | {r.sessions} / {r.turns} | "
                     f"{r.nodes} | {_hit([r], 'node-search', 'session')} | "
                     f"{_hit([r], 'node-search', 'turn')} | "
                     f"{_ratio(r.recalled, r.observations)} | {_ratio(r.precise, r.nodes)} | "
-                    f"{len(r.chatter)} | {len(r.boilerplate)} | {actions} |")
+                    f"{len(r.chatter)} | {len(r.boilerplate)} | {r.orphans} | "
+                    f"{r.lint_errors} | {actions} |")
     groups = [(f"**held-out ({', '.join(r.sample_id for r in held)})**", held, "**held-out**"),
               (f"tuning ({len(tuning)} conversations)", tuning, "tuning"),
               ("all eight (tuning and held-out pooled, as published before the split)",
@@ -303,7 +310,8 @@ def report(results: list[Result], calibration: tuple[float, float],
                     f"{_hit(group, 'node-search', 'turn')} | "
                     f"{_ratio(t.recalled, t.observations)} ({t.recalled}/{t.observations}) | "
                     f"{_ratio(t.precise, t.nodes)} ({t.precise}/{t.nodes}) | {len(t.chatter)} | "
-                    f"{len(t.boilerplate)} | {t.failed} failed |")
+                    f"{len(t.boilerplate)} | {t.orphans} ({_ratio(t.orphans, t.nodes)}) | "
+                    f"{t.lint_errors} | {t.failed} failed |")
     everything = total(results, "all")
     cover = ["| conversation | data | notes | with a verdict | with a unit | units | units per "
              "note | extraction |", "|---|---|---|---|---|---|---|---|"]

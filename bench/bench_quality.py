@@ -207,18 +207,17 @@ def orphans_section(argv: list[str]) -> str:
     import orphans
 
     text, _ = orphans.main([])
-    locomo_text, _ = orphans.main(["--locomo"])
     return "\n".join([
         "## Local engine quality: orphans",
         "",
         "**(e) Orphan rate after `dream run`** (`bench/quality/orphans.py`: copy the vault, "
         "`remelink dream run` the copy, lint it with `orphan-node` on; `orphans.measure(path)` "
         "takes any vault). The demo and the work-notes vault are fixtures the engine's authors "
-        "read while writing it (tuning data); LoCoMo rows by the split of `bench/splits.py`.",
+        "read while writing it (tuning data). The LoCoMo conversations' orphans, per side, are "
+        "in the LoCoMo section (the same lint on the digests that bench writes; `python "
+        "bench/quality/orphans.py --locomo` measures them lexical and blended).",
         "",
         text,
-        "",
-        locomo_text,
     ])
 
 

@@ -83,6 +83,19 @@ def measure(vault: Path, embedder: str = "none", label: str | None = None) -> Or
                         len(flagged & new), links, errors, tuple(sorted(flagged)))
 
 
+def lint_orphans(root: Path) -> tuple[int, int, int]:
+    """(digest nodes, nodes `orphan-node` flags, lint errors) of a vault already dreamt."""
+    from remelink.config import load_settings
+    from remelink.lint.core import lint_links
+
+    settings = load_settings(root, env={})
+    settings = replace(settings, lint={**dict(settings.lint), "orphan-node": "warning"})
+    report = lint_links(root, settings)
+    flagged = {p.path for p in report.problems if p.code == "orphan-node"}
+    return (len(_digest_nodes(root)), len(flagged),
+            sum(1 for p in report.problems if p.level == "error"))
+
+
 def default_vaults(tmp: Path) -> list[tuple[str, Path]]:
     import workvault
 
