@@ -10,6 +10,8 @@ Every run ends by copying the README's figures from docs/benchmarks.md."""
 
 from __future__ import annotations
 
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -27,11 +29,21 @@ QUALITY = (
 )
 
 
+def _cpu() -> float:
+    """CPU seconds of every child waited for so far (benches and their subprocesses)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(script: str, args: list[str]) -> int:
+    """Run one bench; print its wall time, its CPU time (what an idle machine would take, near
+    enough: most of the work is one process at a time) and the load average around it."""
     print(f"== {script} {' '.join(args)}".rstrip(), flush=True)
-    started = time.perf_counter()
+    started, cpu, load = time.perf_counter(), _cpu(), os.getloadavg()[0]
     code = subprocess.call([sys.executable, str(HERE / script), *args], cwd=HERE.parent)
-    print(f"== {script}: exit {code} in {time.perf_counter() - started:.0f} s", flush=True)
+    print(f"== {script}: exit {code} in {time.perf_counter() - started:.0f} s wall, "
+          f"{_cpu() - cpu:.0f} s CPU (load average {load:.1f} at start, "
+          f"{os.getloadavg()[0]:.1f} at the end)", flush=True)
     return code
 
 
@@ -46,6 +58,7 @@ def main(argv: list[str]) -> int:
             scripts = [s for s in scripts
                        if s.stem.removeprefix("bench_") in argv or s.stem in argv]
         jobs = [(s.name, []) for s in scripts]
+    cpu = _cpu()
     failed = [script for script, args in jobs if run(script, args)]
     if run("readme_figures.py", []):
         failed.append("readme_figures.py")
@@ -53,9 +66,10 @@ def main(argv: list[str]) -> int:
     if "--quality" in argv:
         written = ", ".join(name for _, _, names in QUALITY for name in names)
         print(f"wrote the sections {written} of {HERE.parent / 'docs' / 'benchmarks.md'} and "
-              f"the figures of {HERE.parent / 'README.md'} in {minutes:.0f} min", flush=True)
+              f"the figures of {HERE.parent / 'README.md'} in {minutes:.0f} min "
+              f"({(_cpu() - cpu) / 60:.0f} min of CPU)", flush=True)
     else:
-        print(f"done in {minutes:.0f} min", flush=True)
+        print(f"done in {minutes:.0f} min ({(_cpu() - cpu) / 60:.0f} min of CPU)", flush=True)
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1
