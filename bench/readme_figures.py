@@ -1,12 +1,13 @@
-"""The README's figures, copied from docs/benchmarks.md: one source of truth.
+"""The headline figures the README points to (docs/figures.md), copied from
+docs/benchmarks.md: one source of truth.
 
-Each figure of the README's "Figures" list (between `<!-- figures -->` and `<!-- /figures -->`)
+Each figure of the list (between `<!-- figures -->` and `<!-- /figures -->` in docs/figures.md)
 is a cell or phrase of one section of docs/benchmarks.md, found by a pattern below; this script
 rewrites the list from the sections as they are, and `--check` (run by
-tests/test_readme_figures.py) fails when the README says anything else, or when a pattern no
+tests/test_readme_figures.py) fails when the list says anything else, or when a pattern no
 longer finds its figure (a section changed shape: fix the pattern, never the number).
 
-    python bench/readme_figures.py           # rewrite the README's list
+    python bench/readme_figures.py           # rewrite the list
     python bench/readme_figures.py --check   # exit 1 when they differ
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
-README = ROOT / "README.md"
+README = ROOT / "docs" / "figures.md"  # the README links it as its figures
 BLOCK = re.compile(r"<!-- figures -->\n.*?<!-- /figures -->", re.S)
 
 _N = r"([\d.,]+ ?(?:s|ms|x|MB))"  # a measured value with its unit
@@ -47,7 +48,8 @@ FIGURES: dict[str, tuple[str, str]] = {
                r"([\d.]+)"),
     "til_tfidf": ("search-recall", r"\| til-simonw \(\*\*held-out\*\*\) \| [^|]* \| tfidf \| "
                   r"([\d.]+)"),
-    "til_margin": ("search-recall", r"\| til-simonw \(\*\*held-out\*\*\) \| ([^|]*?) \|"),
+    "til_margin": ("search-recall", r"\| til-simonw \(\*\*held-out\*\*\) \| ([+-][\d.]+ "
+                   r"\([^)]*\)) \|"),
     "foam_ns": ("search-recall", r"\| foam-docs \([^|]*\) \| [^|]* \| node-search \| ([\d.]+)"),
     "foam_tfidf": ("search-recall", r"\| foam-docs \([^|]*\) \| [^|]* \| tfidf \| ([\d.]+)"),
     "lc_nodes": ("locomo", r"\| \*\*held-out \(conv-49, conv-50\)\*\* \| [^|]* \| [^|]* \| "
@@ -69,7 +71,7 @@ FIGURES: dict[str, tuple[str, str]] = {
 
 TEMPLATE = """\
 Measured on this project's 2-core machine, side by side with peers in the same run. Every
-figure is copied from [`docs/benchmarks.md`](docs/benchmarks.md) by `bench/readme_figures.py`
+figure is copied from [benchmarks.md](benchmarks.md) by `bench/readme_figures.py`
 (a test fails when they differ), where each comes with its command, the commit and the date it
 ran at, and whether it is held-out data; the engine's quality figures below are held out.
 
@@ -125,11 +127,11 @@ def main(argv: list[str]) -> int:
     doc = DOC.read_text(encoding="utf-8")
     readme = README.read_text(encoding="utf-8")
     if not BLOCK.search(readme):
-        raise SystemExit("README.md has no <!-- figures --> block")
+        raise SystemExit(f"{README} has no <!-- figures --> block")
     want = BLOCK.sub(lambda _: render(doc), readme)
     if "--check" in argv:
         if want != readme:
-            print("README.md's figures differ from docs/benchmarks.md: run "
+            print(f"{README.name}'s figures differ from docs/benchmarks.md: run "
                   "`python bench/readme_figures.py`", file=sys.stderr)
             return 1
         return 0

@@ -1,7 +1,7 @@
 """Everything read from `.remelink/` is untrusted input (SPEC §1, "the vault is the boundary").
 
-The README recommends committing `state.json` and `runs/` to git, so a crafted commit can put
-any text in them. Before the checkpoint is used, every path in it is validated as a workspace
+The docs suggest committing `state.json` and `runs/` to git, so a crafted commit can put any
+text in them. Before the checkpoint is used, every path in it is validated as a workspace
 path of the kind it must be, and anything else is one line naming the file and the entry,
 dropped, never followed:
 
@@ -31,7 +31,6 @@ from remelink.vault.paths import BUCKETS, name_problem, normalize_relpath, shown
 
 if TYPE_CHECKING:
     from remelink.config import Folders
-    from remelink.dream.state import State
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 NOTE = "the checkpoint is untrusted input: nothing it names outside its place is used"
@@ -103,76 +102,103 @@ class Kinds:
         return stat.S_ISREG(st.st_mode)
 
 
+# -- values: what a field must hold (a crafted one is a ValueError: the checkpoint is refused) --
+MAX_COUNT = 1_000_000_000  # attempts, tokens, counts: far above anything a run records
+
+
+def count(value: Any, what: str) -> int:
+    """A whole number from 0 to MAX_COUNT (absent: 0). Infinity, NaN, a float, a string or a
+    bool is refused (`"attempts": Infinity` crashed the run with OverflowError)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ValueError(f"{what} must be a whole number from 0 to {MAX_COUNT}, got "
+                         f"{_brief(value)}")
+    return value
+
+
+def text(value: Any, what: str) -> str | None:
+    """A string, or absent."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{what} must be a string, got {_brief(value)}")
+    return value
+
+
+def texts(value: Any, what: str) -> list[str]:
+    """A list of strings (absent: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{what} must be a list of strings, got {_brief(value)}")
+    return list(value)
+
+
+def run_record(value: Any) -> dict[str, Any]:
+    """One entry of `runs`: what `status` shows, each field of the type remelink writes."""
+    if not isinstance(value, dict):
+        raise ValueError(f"a run must be a mapping, got {_brief(value)}")
+    for key in ("id", "date", "started", "finished", "failed"):
+        text(value.get(key), f"run {key}")
+    for key in ("ok", "interrupted"):
+        if key in value and not isinstance(value[key], bool):
+            raise ValueError(f"run {key} must be true or false, got {_brief(value[key])}")
+    counts = value.get("counts")
+    if counts is not None:
+        if not isinstance(counts, dict):
+            raise ValueError(f"run counts must be a mapping, got {_brief(counts)}")
+        for key, number in counts.items():
+            if isinstance(number, dict):
+                for sub, n in number.items():
+                    count(n, f"run counts.{key}.{sub}")
+            else:
+                count(number, f"run counts.{key}")
+    return value
+
+
+def _brief(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
 def run_id_ok(value: Any) -> bool:
     return isinstance(value, str) and _RUN_ID.fullmatch(value) is not None and ".." not in value
 
 
-def _line(source: str, entry: str, value: Any, why: str) -> str:
+def problem_line(source: str, entry: str, value: Any, why: str) -> str:
     text = shown(value) if isinstance(value, str) else repr(value)
     if len(text) > 120:
         text = text[:117] + "..."
     return f"{source}: {entry} {text!r} {why}; ignored ({NOTE})"
 
 
-def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[str]:
-    """Drop (or, for a unit's target, clear) every entry of the loaded checkpoint that names
-    something other than what it must; one problem line per entry, naming `source`."""
-    kinds = kinds or Kinds.of(state.path.parent.parent)
-    problems: list[str] = []
-    for rel in list(state.inputs):
-        if not kinds.raw_note(rel):
-            problems.append(_line(source, "inputs entry", rel, "is not a note under "
-                                  f"{kinds.folders.daily}/ or {kinds.folders.resource}/"))
-            del state.inputs[rel]
-    for uid, rec in list(state.units.items()):
-        bad = next((p for p in rec.unit.paths if not kinds.raw_note(p)), None)
-        if bad is not None:
-            problems.append(_line(source, f"unit {uid} path", bad, "is not a note under "
-                                  f"{kinds.folders.daily}/ or {kinds.folders.resource}/"))
-            del state.units[uid]
-            continue
-        if rec.target is not None and not kinds.node_path(rec.target):
-            problems.append(_line(source, f"unit {uid} target", rec.target,
-                                  f"is not a {kinds.folders.digest}/<bucket>/ node"))
-            rec.target, rec.commit_hash = None, None
-            if rec.status == "committing":  # nothing can be checked: integrate it again
-                rec.status = "pending"
-    kept_runs = []
-    for run in state.runs:
-        if run_id_ok(run.get("id")):
-            kept_runs.append(run)
-        else:
-            problems.append(_line(source, "run id", run.get("id"), "is not a run id"))
-    state.runs = kept_runs
-    tags = []
-    for rel in state.pending_tags:
-        if kinds.existing_node(rel):
-            tags.append(rel)
-        else:
-            problems.append(_line(source, "pending_tags entry", rel,
-                                  "is not an existing digest node"))
-    state.pending_tags = tags
-    return problems
-
-
 def audit_entries(lines: Iterable[str], source: str, kinds: Kinds,
                   problems: list[str]) -> dict[str, dict[str, Any]]:
     """The `done` lines of one audit file that recovery may trust, by unit id: a line whose
     `target` is not an existing digest node is a problem, and its unit is not settled by it."""
-    import json
+    from remelink.decoding import json_loads
 
     done: dict[str, dict[str, Any]] = {}
     for number, line in enumerate(lines, 1):
         try:
-            entry = json.loads(line)
+            entry = json_loads(line)
         except (ValueError, RecursionError):
             continue  # a line cut by the kill: its unit was not settled
         if not isinstance(entry, dict) or entry.get("status") != "done" or \
                 not entry.get("unit") or entry.get("dry_run"):
             continue
+        try:  # recovery uses these: a crafted value stops the run (one line, exit 2)
+            count(entry.get("attempts"), "attempts")
+            for key in ("unit", "action", "target"):
+                text(entry.get(key), key)
+        except ValueError as exc:
+            from remelink.errors import StateError
+
+            raise StateError(f"line {number} is malformed: {exc}", path=source,
+                             hint="move the file away (it is the audit trail of one run); "
+                                  "the file was left untouched") from None
         target = entry.get("target")
         if target is not None and not kinds.existing_node(target):
-            problems.append(_line(f"{source} line {number}", "target", target,
+            problems.append(problem_line(f"{source} line {number}", "target", target,
                                   "is not an existing digest node"))
             continue
         done[str(entry["unit"])] = entry

@@ -53,10 +53,16 @@ class Worker:
         self._pending: Any = None
 
     @classmethod
-    def start(cls, directory: Path, run: Sequence[tuple[str, FileStat]], digest: str,
+    def start(cls, root: Path, folder: str, run: Sequence[tuple[str, FileStat]], digest: str,
               max_bytes: int) -> Worker:
+        """Start a worker on `run`; its job file goes into the build's fresh folder
+        `root/folder`, created exclusively through the vault boundary."""
+        from remelink.errors import RemelinkError
+        from remelink.vault import own
+
         if not sys.executable:  # an embedded interpreter: nothing to start
             raise WorkerFailed("no Python executable to start a worker with")
+        directory = root / folder
         job = directory / _JOB
         payload = {"digest": digest, "max_bytes": max_bytes,
                    "files": [(rel, s.disk, s.mtime_ns, s.size) for rel, s in run]}
@@ -69,10 +75,13 @@ class Worker:
                 "from remelink.index.worker import main\n"
                 f"sys.exit(main(sys.argv[1], {here!r}))\n")
         try:
-            job.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+            own.create(root, f"{folder}/{_JOB}",
+                       pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL), mode=0o600)
             proc = subprocess.Popen(
                 [sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(directory))
+        except RemelinkError as exc:
+            raise WorkerFailed(f"cannot start a worker ({exc})") from None
         except OSError as exc:
             with contextlib.suppress(OSError):
                 job.unlink()
@@ -175,8 +184,9 @@ def main(job_path: str, expected_file: str) -> int:
     if str(Path(__file__).resolve()) != expected_file:
         print(f"worker imports remelink from {__file__}, not {expected_file}", file=sys.stderr)
         return 3
-    from remelink.index import blocks, engine
-    from remelink.index.build import read_run
+    from remelink.index import engine
+    from remelink.index.gather import read_run
+    from remelink.index.runs import TermPart
 
     job = pickle.loads(Path(job_path).read_bytes())
     run = [(rel, FileStat(disk, mtime, size)) for rel, disk, mtime, size in job["files"]]
@@ -193,7 +203,7 @@ def main(job_path: str, expected_file: str) -> int:
          [(r.path, r.fingerprint, r.indexed, r.notice) for r in results])
     run_ = builder.encode(docbase=0, lazy=True)
     for name in sorted(run_.fields):
-        batch: list[blocks.TermPart] = []
+        batch: list[TermPart] = []
         for part in run_.fields[name]:
             batch.append(part)
             if len(batch) >= BATCH:
