@@ -11,7 +11,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 
-.PHONY: install install-llm install-bench test test-fast lint bench demo clean
+.PHONY: install install-llm install-bench test test-fast test-shipped lint bench bench-quality demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -43,12 +43,18 @@ test: $(LLM_STAMP)           ## every test, the slow tier included: what CI runs
 test-fast: $(STAMP)          ## the edit loop: everything but the slow tier (tests/conftest.py)
 	$(PYTEST) -m "not slow"
 
+test-shipped: $(STAMP)       ## the default configuration as installed: the embedder loaded (also in `test`)
+	$(PY) -m pytest -q -m shipped
+
 lint: $(STAMP)
 	$(BIN)/ruff check remelink tests bench
 	$(BIN)/mypy
 
 bench: $(BENCH_STAMP) $(LLM_STAMP)
 	$(PY) bench/run_all.py
+
+bench-quality: $(STAMP)      ## every quality table of docs/benchmarks.md at this commit, then the README's figures
+	$(PY) bench/run_all.py --quality
 
 DEMO_DIR ?= /tmp/remelink-demo
 demo: $(STAMP)               ## the README's first command: dream run on a scratch copy of the demo vault

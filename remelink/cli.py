@@ -245,6 +245,8 @@ def integrate_cmd(
     units = read_units(units_file)
     engine = make_model(settings, vault=root)
     report = integrate(root, settings, units, engine, dry_run=dry_run, wait=wait)
+    for notice in _notices(engine):
+        _err(f"warning: {notice}")
     leftover = getattr(engine, "unused", 0)
     if json_out:
         _print_json(integrate_json(report, dry_run=dry_run, leftover=leftover))
@@ -314,6 +316,7 @@ def dream_run_cmd(
         engine = make_model(settings, vault=root)
         reporter = make_reporter(quiet or (json_out and not sys.stderr.isatty()))
         report = run_dream(root, settings, engine, options, reporter=reporter)
+        report.warnings += _notices(engine)
     finally:
         close = getattr(reporter, "close", None)
         if callable(close):
@@ -327,6 +330,13 @@ def dream_run_cmd(
     if leftover:
         _err(f"error: the scripted model has {leftover} unused step(s)")
     return 0 if report.ok and not leftover else EXIT_PROBLEMS
+
+
+def _notices(engine: object) -> list[str]:
+    """What the engine says the user must hear after a run (the local engine: an embedder
+    that `embedder: auto` wanted but could not load)."""
+    notices = getattr(engine, "notices", None)
+    return [str(n) for n in notices()] if callable(notices) else []
 
 
 @app.command("status", cls=_Command,

@@ -236,11 +236,6 @@ def bag(text: str) -> Bag:
     return result
 
 
-def content_terms(text: str) -> Counter[str]:
-    """The stemmed content terms of `text` (see `bag`)."""
-    return bag(text).counts
-
-
 def text_of(*parts: str) -> str:
     """The parts joined, leaving out any part whose content terms the longer parts already hold:
     a title that repeats its summary's words must not count them twice."""

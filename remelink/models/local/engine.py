@@ -71,6 +71,12 @@ class LocalModel:
         self._memo: dict[str, tuple[list[dict[str, object]], dict[str, str]]] = {}
         self._memo_lock = threading.Lock()
 
+    def notices(self) -> list[str]:
+        """What the user must hear about this engine after a run: the embedder `auto` asked
+        for was missing or failed to load (embed.problem), so decisions were lexical."""
+        line = embed.problem(self.settings.embedder, self.embedder)
+        return [line] if line else []
+
     def bind_index(self, index: Any) -> None:
         """Use the node index's term statistics for IDF weighting (read-only)."""
         idf = getattr(index, "idf", None)
