@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from remelink.config import Settings
 from remelink.errors import RemelinkError, VaultBusy
@@ -35,6 +35,10 @@ from remelink.vault.paths import MARKER_DIR
 
 INDEX_DIR = f"{MARKER_DIR}/index"
 LOCK_FILE = f"{MARKER_DIR}/index.lock"
+# The passage index of `remelink search` (remelink.search) lives in its own folder inside the
+# node index's; a node index rebuild carries it over (IndexStore.KEEP).
+PASSAGES_DIR = f"{INDEX_DIR}/passages"
+PASSAGES_LOCK = f"{MARKER_DIR}/passages.lock"
 FORMAT_FILE = "remelink-format.json"
 # Bump when the schema, the analyzer or the section weights change: old indexes are rebuilt.
 FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name"
@@ -62,9 +66,25 @@ class RefreshStats:
         return self.added + self.changed + self.removed
 
 
+class Readout(Protocol):
+    """One file read for indexing (a node's `ReadResult`, or another index's equivalent):
+    `doc` is None when the file cannot be indexed."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def doc(self) -> object | None: ...
+    @property
+    def notice(self) -> str | None: ...
+    @property
+    def unchanged(self) -> bool: ...
+
+
 @dataclass
 class Diff:
-    upserts: list[tuple[ReadResult, FileStat]] = field(default_factory=list)
+    upserts: list[tuple[Readout, FileStat]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     restat: dict[str, Entry] = field(default_factory=dict)
     unchanged: int = 0
@@ -82,13 +102,27 @@ class Diff:
 
 class IndexStore:
     """The live index of one vault and the searcher over it (`searcher` is None until
-    `ensure_open()`); `idf_cache` is emptied whenever the searcher changes."""
+    `ensure_open()`); `idf_cache` is emptied whenever the searcher changes.
+
+    This class is the node index; another index over the vault's notes (the passage index of
+    `remelink search`) subclasses it and replaces the hooks below (`DIR`, `LOCK`, `FORMAT`,
+    `WHAT`, `scan`, `read`, `open_index`, `stored_fingerprints`, `write`, `build`), so both
+    share the freshness, manifest, locking and rebuild machinery."""
+
+    DIR = INDEX_DIR
+    LOCK = LOCK_FILE
+    FORMAT = FORMAT
+    WHAT = "node index"
+    UNITS = "digest node(s)"  # what `doc_count` counts, for notices
+    # Folders inside DIR that belong to other indexes: a rebuild carries them into the new
+    # directory (under LOCK_OF_KEPT, so that no writer of theirs is in the middle of a commit).
+    KEEP: tuple[tuple[str, str], ...] = (("passages", PASSAGES_LOCK),)
 
     def __init__(self, vault: Path, settings: Settings, wait: float) -> None:
         self.vault = vault
         self.settings = settings
         self.digest = settings.folders.digest
-        self.directory = vault / INDEX_DIR
+        self.directory = vault / self.DIR
         self.wait = wait
         self.ix: Any = None
         self.searcher: Any = None
@@ -97,6 +131,39 @@ class IndexStore:
         self._index_id: str | None = None
         self._manifest: Manifest | None = None
         self._lock_depth = 0
+
+    # -- the hooks an index over other files replaces ----------------------------------------
+    def scan(self) -> dict[str, FileStat]:
+        """Every file this index covers: workspace-relative path -> FileStat."""
+        return scan_digest(self.vault, self.digest)
+
+    def read(self, rel: str, stat: FileStat, known: str | None = None) -> Readout:
+        """One file read for indexing (never raises for bad content)."""
+        return read_node(rel, stat, self.digest, self.settings.max_note_bytes, known=known)
+
+    def open_index(self) -> Any:
+        from remelink.index import engine
+
+        return engine.open_index(self.directory)
+
+    def stored_fingerprints(self, reader: Any) -> Iterator[tuple[str, str]]:
+        """(path, fingerprint) of every live document, to rebuild a lost manifest."""
+        from remelink.index import engine
+
+        for doc in engine.all_stored(reader):
+            yield doc.path, doc.fingerprint
+
+    def write(self, writer: Any, result: Readout) -> None:
+        """Replace the documents of `result.path` in an open writer."""
+        from remelink.index import engine
+
+        assert isinstance(result, ReadResult) and result.doc is not None
+        writer.update_document(**engine.fields_of(result.doc))
+
+    def build(self, directory: Path, files: list[tuple[str, FileStat]]) -> build.Built:
+        """A complete index of `files` in the new, empty `directory`."""
+        return build.build(directory, files, self.digest, self.settings.max_note_bytes,
+                           wait=self.wait, procs=BUILD_PROCS or build.default_procs())
 
     def close(self) -> None:
         if self.searcher is not None:
@@ -145,7 +212,7 @@ class IndexStore:
                     if rel in entries:
                         diff.removed.append(rel)
                     continue
-                result = read_node(rel, stat, self.digest, self.settings.max_note_bytes)
+                result = self.read(rel, stat)
                 if result.notice:
                     diff.notices.append(result.notice)
                 diff.upserts.append((result, stat))
@@ -172,19 +239,20 @@ class IndexStore:
         """Try to open the live index; None on success, else why it must be rebuilt."""
         from remelink.index import engine
 
+        what = self.WHAT
         if not self.directory.is_dir():
-            return "node index missing"
+            return f"{what} missing"
         fmt = self._read_format()
         if fmt is None:
-            return "node index has no readable format marker"
-        if fmt.get("format") != FORMAT:
-            return f"node index format changed ({fmt.get('format')!r} -> {FORMAT!r})"
+            return f"{what} has no readable format marker"
+        if fmt.get("format") != self.FORMAT:
+            return f"{what} format changed ({fmt.get('format')!r} -> {self.FORMAT!r})"
         try:
-            ix = engine.open_index(self.directory)
+            ix = self.open_index()
             searcher, stats = engine.searcher(ix)
             searcher.reader().doc_count()
         except Exception as exc:  # any failure to open derived data means: rebuild it
-            return f"node index unreadable ({brief(exc)})"
+            return f"{what} unreadable ({brief(exc)})"
         self.ix, self.searcher, self.stats = ix, searcher, stats
         self._index_id = str(fmt.get("index_id"))
         self._manifest = None
@@ -228,8 +296,6 @@ class IndexStore:
         return changed
 
     def _load_manifest(self) -> None:
-        from remelink.index import engine
-
         generation = self.ix.latest_generation()
         manifest = Manifest.load(self.directory)
         if manifest is None or manifest.generation != generation or \
@@ -238,8 +304,8 @@ class IndexStore:
             # it from the fingerprints stored in the index; stat values unknown, so the next
             # check hashes each file once.
             manifest = Manifest(index_id=str(self._index_id), generation=generation)
-            for doc in engine.all_stored(self.searcher.reader()):
-                manifest.entries[doc.path] = Entry(-1, -1, doc.fingerprint, True)
+            for path, fp in self.stored_fingerprints(self.searcher.reader()):
+                manifest.entries[path] = Entry(-1, -1, fp, True)
         self._manifest = manifest
 
     def _entries(self) -> dict[str, Entry]:
@@ -255,17 +321,15 @@ class IndexStore:
         entries = self._entries()
         assert self._manifest is not None
         manifest = self._manifest
-        files = scan_digest(self.vault, self.digest)
+        files = self.scan()
         diff = Diff()
-        max_bytes = self.settings.max_note_bytes
         for rel, stat in files.items():
             entry = entries.get(rel)
             if manifest.is_clean(rel, stat.mtime_ns, stat.size):
                 diff.unchanged += 1
                 diff.skipped += 0 if entry is None or entry.indexed else 1
                 continue
-            result = read_node(rel, stat, self.digest, max_bytes,
-                               known=entry.fingerprint if entry else None)
+            result = self.read(rel, stat, known=entry.fingerprint if entry else None)
             if result.unchanged and entry is not None:
                 diff.restat[rel] = Entry(stat.mtime_ns, stat.size, entry.fingerprint,
                                          entry.indexed)
@@ -293,7 +357,7 @@ class IndexStore:
                 if result.doc is None:
                     writer.delete_by_term("path", result.path)
                 else:
-                    writer.update_document(**engine.fields_of(result.doc))
+                    self.write(writer, result)
             for rel in diff.removed:
                 writer.delete_by_term("path", rel)
             writer.commit()
@@ -320,7 +384,7 @@ class IndexStore:
         assert self._manifest is not None
         self._manifest.entries.update(restat)
         try:
-            with file_lock(self.vault / LOCK_FILE, wait=0.0, what="index"):
+            with file_lock(self.vault / self.LOCK, wait=0.0, what="index"):
                 if self.ix.latest_generation() == self._manifest.generation:
                     self._save_manifest()
         except (VaultBusy, OSError):
@@ -331,8 +395,8 @@ class IndexStore:
         try:
             self._manifest.save(self.directory)
         except OSError as exc:
-            raise RemelinkError(f"cannot write the node index manifest: {exc.strerror or exc}",
-                                path=INDEX_DIR, hint="check permissions and free space") from None
+            raise RemelinkError(f"cannot write the {self.WHAT} manifest: {exc.strerror or exc}",
+                                path=self.DIR, hint="check permissions and free space") from None
 
     def rebuild_locked(self, reason: str | None, started: float) -> RefreshStats:
         """Build a complete index in a new directory and swap it in. Caller holds the lock."""
@@ -342,19 +406,20 @@ class IndexStore:
         from remelink.index import engine
 
         base = self.directory.parent
+        name = self.directory.name
+        what = self.WHAT
         self.close()
-        _sweep(base)
-        files = sorted(scan_digest(self.vault, self.digest).items())
+        _sweep(base, name)
+        files = sorted(self.scan().items())
         index_id = uuid.uuid4().hex
-        tmp = base / f"index.new-{os.getpid()}-{index_id[:8]}"
+        tmp = base / f"{name}.new-{os.getpid()}-{index_id[:8]}"
         try:
-            built = build.build(tmp, files, self.digest, self.settings.max_note_bytes,
-                                wait=self.wait, procs=BUILD_PROCS or build.default_procs())
+            built = self.build(tmp, files)
             ix = built.ix
-            if ix.doc_count() != built.doc_count:  # never trust a silent loss
+            if ix.doc_count() != built.documents:  # never trust a silent loss
                 raise RemelinkError(
-                    f"the rebuilt node index holds {ix.doc_count()} of {built.doc_count} "
-                    "node(s)", path=INDEX_DIR, hint="run `remelink index rebuild` again")
+                    f"the rebuilt {what} holds {ix.doc_count()} of {built.documents} "
+                    "document(s)", path=self.DIR, hint="run `remelink index rebuild` again")
             stats = {rel: stat for rel, stat in files}
             manifest = Manifest(index_id=index_id, generation=ix.latest_generation())
             for f in built.files:
@@ -363,19 +428,21 @@ class IndexStore:
                                                  f.indexed)
             manifest.save(tmp)
             (tmp / FORMAT_FILE).write_text(
-                json.dumps({"format": FORMAT, "index_id": index_id}), encoding="utf-8")
-            old = base / f"index.old-{os.getpid()}-{index_id[:8]}"
-            if self.directory.exists() or self.directory.is_symlink():
-                os.rename(self.directory, old)
-            os.rename(tmp, self.directory)
+                json.dumps({"format": self.FORMAT, "index_id": index_id}), encoding="utf-8")
+            old = base / f"{name}.old-{os.getpid()}-{index_id[:8]}"
+            with self._kept_locked():
+                self._carry_kept(tmp)
+                if self.directory.exists() or self.directory.is_symlink():
+                    os.rename(self.directory, old)
+                os.rename(tmp, self.directory)
             if old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old, ignore_errors=True)
             elif old.exists() or old.is_symlink():
                 old.unlink()
         except OSError as exc:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise RemelinkError(f"cannot write the node index: {exc.strerror or exc}",
-                                path=INDEX_DIR, hint="check permissions and free space") from None
+            raise RemelinkError(f"cannot write the {what}: {exc.strerror or exc}",
+                                path=self.DIR, hint="check permissions and free space") from None
         except engine.LockError:
             shutil.rmtree(tmp, ignore_errors=True)
             raise self._busy() from None
@@ -384,16 +451,38 @@ class IndexStore:
             raise
         problem = self.open()
         if problem is not None:
-            raise RemelinkError(f"the rebuilt node index does not open: {problem}",
-                                path=INDEX_DIR, hint="delete the folder and try again")
+            raise RemelinkError(f"the rebuilt {what} does not open: {problem}",
+                                path=self.DIR, hint="delete the folder and try again")
         notices = []
         if reason:
-            notices.append(f"{reason}; rebuilt it from {built.doc_count} digest node(s)")
+            notices.append(f"{reason}; rebuilt it from {built.doc_count} {self.UNITS}")
         notices.extend(built.notices)
         notices.extend(f.notice for f in built.files if f.notice)
         return RefreshStats(added=built.doc_count, skipped=len(built.files) - built.doc_count,
                             rebuilt=True, seconds=time.perf_counter() - started,
                             notices=tuple(notices))
+
+    @contextlib.contextmanager
+    def _kept_locked(self) -> Iterator[None]:
+        """Hold the locks of the other indexes kept inside this one's directory (KEEP)."""
+        from remelink.vault.fsio import file_lock
+
+        with contextlib.ExitStack() as stack:
+            for _, lock in self.KEEP:
+                try:
+                    stack.enter_context(file_lock(self.vault / lock, wait=self.wait,
+                                                  what="index"))
+                except VaultBusy:
+                    raise self._busy() from None
+            yield
+
+    def _carry_kept(self, tmp: Path) -> None:
+        """Move the other indexes' folders (KEEP) from the live directory into `tmp`."""
+        for sub, _ in self.KEEP:
+            here = self.directory / sub
+            if here.is_dir() and not here.is_symlink() and self.directory.is_dir() \
+                    and not self.directory.is_symlink():
+                os.rename(here, tmp / sub)
 
     # -- locking ------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -410,7 +499,7 @@ class IndexStore:
                 self._lock_depth -= 1
             return
         try:
-            with file_lock(self.vault / LOCK_FILE, wait=self.wait, what="index"):
+            with file_lock(self.vault / self.LOCK, wait=self.wait, what="index"):
                 self._lock_depth = 1
                 try:
                     yield
@@ -420,7 +509,7 @@ class IndexStore:
             raise self._busy() from None
 
     def _busy(self) -> VaultBusy:
-        return VaultBusy(f"index busy: another process is updating {INDEX_DIR} "
+        return VaultBusy(f"index busy: another process is updating {self.DIR} "
                          f"(waited {self.wait:g} s)", hint="try again when it has finished")
 
 
@@ -429,12 +518,12 @@ def brief(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:160]}" if text else type(exc).__name__
 
 
-def _sweep(base: Path) -> None:
+def _sweep(base: Path, name: str = "index") -> None:
     """Remove directories left by rebuilds that died (only called under the index lock)."""
     import shutil
 
     if not base.is_dir():
         return
     for entry in base.iterdir():
-        if entry.is_dir() and entry.name.startswith(("index.new-", "index.old-")):
+        if entry.is_dir() and entry.name.startswith((f"{name}.new-", f"{name}.old-")):
             shutil.rmtree(entry, ignore_errors=True)
