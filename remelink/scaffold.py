@@ -90,6 +90,7 @@ GITIGNORE_LINES = (
     "index.new-*/",  # a rebuild in progress, or left by one that died
     "index.old-*/",
     "index.lock",    # the index writers' lock
+    "passages.lock",  # the passage index writers' lock (remelink search)
     "lock",          # the vault lock of dream run and integrate
     "state.journal",  # checkpoint records since the last full save of state.json
     "*.tmp",         # atomic writes in progress (.remelink-tmp-*.tmp)

@@ -144,6 +144,7 @@ def split(body: str, first_line: int = 1, *, digest: bool = False, window: int =
           max_section: int = MAX_SECTION) -> list[Passage]:
     """The passages of a note body whose first line is file line `first_line`."""
     out: list[Passage] = []
+    all_lines = body.splitlines()
     in_sources = False  # inside a digest node's `## Sources` (to the next level-1 or -2 heading)
     for section in sections(body, first_line):
         if digest and 1 <= section.level <= 2:
@@ -167,8 +168,9 @@ def split(body: str, first_line: int = 1, *, digest: bool = False, window: int =
                 chunk = chunk[1:]
             if not chunk:
                 continue
-            text = "\n".join(t for _, t in chunk)
-            out.append(Passage(chunk[0][0], chunk[-1][0], section.heading, text))
+            start, end = chunk[0][0], chunk[-1][0]
+            text = "\n".join(all_lines[start - first_line:end - first_line + 1])
+            out.append(Passage(start, end, section.heading, text))
     return out
 
 
