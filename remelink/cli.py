@@ -231,6 +231,18 @@ def search_cmd(
     return 0
 
 
+@app.command("mcp", cls=_Command)
+@handles_errors("mcp")
+def mcp_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
+    """Serve the vault's memory to an agent as an MCP server over stdio (tools: search,
+    node_search, read, recent, remember). Needs the extra: pip install "remelink[mcp]"."""
+    from remelink.mcp.server import serve
+
+    root, settings = _open_vault(vault)
+    serve(root, settings)
+    return 0
+
+
 @index_app.command("rebuild", cls=_Command)
 @handles_errors("index rebuild")
 def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,

@@ -66,6 +66,11 @@ lint:
 # local:
 #   embedder: auto
 
+# `remelink mcp` (an agent's access to this memory): whether agents may save raw notes into
+# daily/<today>/ with the `remember` tool (the digest is never written by it).
+# mcp:
+#   remember: true
+
 auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
   # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
