@@ -18,10 +18,10 @@ from conftest import VaultFactory
 
 pytest.importorskip("mcp", reason="the MCP SDK is the optional extra remelink[mcp]")
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
-from remelink.mcp.tools import MAX_CHARS  # noqa: E402
+from remelink.mcp.tools import MAX_CHARS
 
 EXE = Path(sys.executable).parent / "remelink"
 FILES: dict[str, str | bytes] = {
@@ -40,9 +40,8 @@ def call(vault: Path, body: Callable[[Client], Awaitable[Any]],
                                    env={"REMELINK_DEBUG": "0", **(env or {})})
 
     async def main() -> Any:
-        with open(os.devnull, "w") as devnull:
-            async with Client(params, read_timeout_seconds=60) as client:
-                return await body(client)
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await body(client)
 
     return anyio.run(main)
 

@@ -47,7 +47,8 @@ FILES: dict[str, str | bytes] = {
     "daily/2026-06-10/status.md": "# Weekly sync\n\nPriya wants short written status updates "
                                   "every Friday, not meetings.\n",
     "daily/2026-06-12/checks.md": "# What I checked\n\nWhat did I check today? What else?\n",
-    "daily/2026-06-15/脱敏.md": "# 数据脱敏\n\n## 决定\n所有写入日志的手机号必须先脱敏，只保留后四位。\n",
+    "daily/2026-06-15/脱敏.md": "# 数据脱敏\n\n## 决定\n"
+                              "所有写入日志的手机号必须先脱敏，只保留后四位。\n",
     "resource/guide.md": "# Style guide\n\nUse British spelling in user-facing text.\n",
     "digest/procedure/roll-back-ledger-api.md": node(
         "Roll back ledger-api", "How to undo a bad ledger-api deploy.",
@@ -239,7 +240,7 @@ def test_concurrent_refresh_and_search(vault: Path) -> None:
                 other.search(f"quokka{k}x{i}")
                 shared.search("ledger-api rollback")
             other.close()
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]

@@ -122,7 +122,7 @@ class Memory:
                              f"and start_line <= end_line ({rel} has {total} lines)")
         if total and first > total:
             raise UsageError(f"{rel} has {total} lines; start_line {first} is past the end")
-        body = []
+        body: list[str] = []
         size = 0
         shown_last = first - 1
         for number in range(first, last + 1):

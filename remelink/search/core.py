@@ -229,7 +229,9 @@ class PassageIndex:
         return chosen
 
     def _filter(self, filters: Filters) -> Any:
-        from whoosh.query import And, Term, TermRange
+        from whoosh.query.compound import And
+        from whoosh.query.ranges import TermRange
+        from whoosh.query.terms import Term
 
         parts: list[Any] = []
         if filters.folder:
@@ -241,7 +243,7 @@ class PassageIndex:
         return parts[0] if len(parts) == 1 else And(parts)
 
     def _search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
-        from whoosh.query import Term
+        from whoosh.query.terms import Term
 
         from remelink.index import engine
 
@@ -276,7 +278,8 @@ class PassageIndex:
     @_synchronized
     def note(self, rel: str) -> NoteInfo | None:
         """The indexed note at exactly `rel`, or None."""
-        from whoosh.query import And, Term
+        from whoosh.query.compound import And
+        from whoosh.query.terms import Term
 
         self._store.ensure_open()
         found = self._notes(And([Term("path", rel), Term("kind", "note")]), 1)
@@ -286,7 +289,8 @@ class PassageIndex:
     def resolve(self, target: str) -> NoteInfo | None:
         """The note a link target points at (SPEC §3.2: a literal path in `path` mode; also
         a path without `.md` or a unique name in `obsidian` mode), or None."""
-        from whoosh.query import And, Term
+        from whoosh.query.compound import And
+        from whoosh.query.terms import Term
 
         self._store.ensure_open()
         keys = reading.link_keys(target)
@@ -306,7 +310,8 @@ class PassageIndex:
     @_synchronized
     def backlinks(self, rel: str, limit: int) -> tuple[list[NoteInfo], int]:
         """Up to `limit` notes linking to `rel` (digest nodes first), and how many there are."""
-        from whoosh.query import Or, Term
+        from whoosh.query.compound import Or
+        from whoosh.query.terms import Term
 
         self._store.ensure_open()
         keys = [rel] if self.settings.resolution != "obsidian" else reading.note_keys(rel)

@@ -26,16 +26,21 @@ from dataclasses import dataclass
 
 from remelink.index import analysis
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 # The Snowball English stop list (as in whoosh.lang.stopwords "en").
-EN_STOP = frozenset("""
+EN_STOP = frozenset(_words("""
 i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
 she her hers herself it its itself they them their theirs themselves what which who whom
-this that these those am is are was were be been being have has had having do does did doing
-a an the and but if or because as until while of at by for with about against between into
-through during before after above below to from up down in out on off over under again
+this that these those am is are was were be been being have has had having do does did
+doing a an the and but if or because as until while of at by for with about against between
+into through during before after above below to from up down in out on off over under again
 further then once here there when where why how all any both each few more most other some
 such no nor not only own same so than too very s t can will just don should now
-""".split())
+"""))
 # python-stop-words, chinese.txt (BSD-3-Clause): single function characters.
 ZH_STOP = frozenset(
     "把吧被比别并不曾趁此从打但当到得的儿而尔凡该个各给跟还好何和很后或及即几既今据距看靠可啦来了另"

@@ -144,13 +144,14 @@ def documents(note: Note, meta: dict[str, Any], settings: Settings, fp: str) -> 
                      "heading": p.heading,
                      "text": passage_text(title, context, p.heading, index_text(p))})
     edges = wl.dedupe(wl.parse_links(note.body, note.body_line))
-    targets = [[e.target, e.anchor] for e in edges if e.target.strip()]
+    targets: list[tuple[str, str | None]] = [(e.target, e.anchor) for e in edges
+                                              if e.target.strip()]
     keys: dict[str, None] = {}
     for target, _ in targets:
         for key in link_keys(target):
             keys[key] = None
     note_doc: dict[str, Any] = {**common, "kind": "note", "name": title,
-                                "description": description, "links": targets,
+                                "description": description, "links": [list(t) for t in targets],
                                 "fingerprint": fp, "key": LIST_SEP.join(note_keys(rel))}
     if keys:
         note_doc["links_to"] = LIST_SEP.join(keys)
