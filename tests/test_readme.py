@@ -159,7 +159,7 @@ def test_use_from_scripts_shows_every_command_in_its_real_shape() -> None:
     golden = ROOT / "tests" / "golden" / "envelopes"
     examples = _script_examples()
     commands = [e["command"] for e in examples if e["ok"] or e["command"] == "lint-links"]
-    assert sorted(commands) == sorted(["init", "dream run", "status", "node-search",
+    assert sorted(commands) == sorted(["init", "dream run", "status", "node-search", "search",
                                        "index rebuild", "integrate", "lint-links"])
     for example in examples:
         assert list(example) == list(KEYS)
