@@ -47,7 +47,7 @@ FOLDERS = ("daily", "resource", "digest")
 MAX_QUERY_TERMS = 32
 POSTINGS_BUDGET = 6000
 FETCH = 4  # passages fetched per wanted hit before collapsing to one per note
-FORMAT = "remelink-passage-index/1 analyzer/1 weights/2,1,2,1 window/700"
+FORMAT = "remelink-passage-index/2 analyzer/1 weights/2,1,2,1 window/700"
 
 
 class PassageStore(IndexStore):
@@ -278,29 +278,27 @@ class PassageIndex:
     @_synchronized
     def note(self, rel: str) -> NoteInfo | None:
         """The indexed note at exactly `rel`, or None."""
-        from whoosh.query.compound import And
         from whoosh.query.terms import Term
 
         self._store.ensure_open()
-        found = self._notes(And([Term("path", rel), Term("kind", "note")]), 1)
+        found = self._notes(Term("path", rel), 1)  # its passages and its note document
         return found[0] if found else None
 
     @_synchronized
     def resolve(self, target: str) -> NoteInfo | None:
         """The note a link target points at (SPEC §3.2: a literal path in `path` mode; also
         a path without `.md` or a unique name in `obsidian` mode), or None."""
-        from whoosh.query.compound import And
         from whoosh.query.terms import Term
 
         self._store.ensure_open()
         keys = reading.link_keys(target)
         if not keys:
             return None
-        exact = self._notes(And([Term("path", keys[0]), Term("kind", "note")]), 1)
+        exact = self._notes(Term("path", keys[0]), 1)
         if exact or self.settings.resolution != "obsidian":
             return exact[0] if exact else None
         for key in keys:
-            found = self._notes(And([Term("key", key), Term("kind", "note")]), 2)
+            found = self._notes(Term("key", key), 2)  # only note documents have keys
             if len(found) == 1:
                 return found[0]
             if len(found) > 1:
@@ -329,9 +327,9 @@ class PassageIndex:
                 continue
             links = tuple((str(t), None if a is None else str(a))
                           for t, a in (f.get("links") or ()))
-            out.append(NoteInfo(str(f.get("path", "")), str(f.get("name") or ""),
-                                str(f.get("description") or ""), str(f.get("folder") or ""),
-                                links))
+            path = str(f.get("path", ""))
+            out.append(NoteInfo(path, str(f.get("name") or ""), str(f.get("description") or ""),
+                                reading.folder_of(path, self.settings) or "", links))
             if limit is not None and len(out) >= limit:
                 break
         return out

@@ -13,7 +13,8 @@ drops a note's every document):
   (stored); `key` (indexed): what a link may write to reach it (its path, its path without
   `.md`, `name:<its name>`), and `links_to` (indexed): the same forms of the targets it links
   to, so that resolving a link and finding a note's backlinks are term lookups.
-`folder` (daily | resource | digest) and `day` (YYYY-MM-DD from the path, §8) are filters.
+`folder` (daily | resource | digest) and `day` (YYYY-MM-DD from the path, §8) are filters of
+passages (a note document carries neither: fewer postings to write).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _list_field() -> TEXT:
 def schema() -> Schema:
     return Schema(
         path=ID(stored=True),
-        kind=ID(stored=True),
+        kind=STORED(),
         folder=ID(stored=True),
         day=ID(stored=True),
         start=STORED(),

@@ -150,7 +150,7 @@ def documents(note: Note, meta: dict[str, Any], settings: Settings, fp: str) -> 
     for target, _ in targets:
         for key in link_keys(target):
             keys[key] = None
-    note_doc: dict[str, Any] = {**common, "kind": "note", "name": title,
+    note_doc: dict[str, Any] = {"path": rel, "kind": "note", "name": title,
                                 "description": description, "links": [list(t) for t in targets],
                                 "fingerprint": fp, "key": LIST_SEP.join(note_keys(rel))}
     if keys:
