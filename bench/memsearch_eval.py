@@ -179,15 +179,16 @@ def install_basic_memory() -> str | None:
     return None
 
 
-def basic_memory(vault: Path, questions: list[str], work: Path) -> list[list[str]]:
+def basic_memory(vault: Path, questions: list[str], work: Path,
+                 folders: tuple[str, ...] = ("daily", "resource", "digest")) -> list[list[str]]:
     """Basic Memory's search_notes (top 5) for each question, over a copy of the vault's
-    notes (it writes its own files into a project folder)."""
+    notes in `folders` (it writes its own files into a project folder)."""
     import shutil
 
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     copy = work / "vault"  # Basic Memory may write into its project's notes (permalinks)
-    for folder in ("daily", "resource", "digest"):
+    for folder in folders:
         if (vault / folder).is_dir():
             shutil.copytree(vault / folder, copy / folder)
     qfile = work / "questions.json"

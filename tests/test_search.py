@@ -312,3 +312,20 @@ def test_passages_are_ordered_in_range_and_cover_the_text(lines: list[str], dige
         for i, line in enumerate(body.splitlines()):
             if line.strip() and not line.lstrip().startswith("#"):
                 assert first + i in covered, (i, line)
+
+
+def test_a_long_lived_index_rechecks_at_most_every_recheck_seconds(vault: Path) -> None:
+    with PassageIndex(vault, load_settings(vault), recheck=3600) as index:
+        assert index.search("kubectl")
+        new = vault / "daily/2026-06-01/later.md"
+        new.write_text("# Later\n\naardvark sighting\n")
+        assert index.search("aardvark") == []  # checked less than an hour ago
+        index.update(["daily/2026-06-01/later.md"])  # what the server wrote itself
+        assert [h.path for h in index.search("aardvark")] == ["daily/2026-06-01/later.md"]
+        new.unlink()
+        index.refresh()
+        assert index.search("aardvark") == []
+    with PassageIndex(vault, load_settings(vault), recheck=0) as index:
+        index.search("kubectl")
+        new.write_text("# Later\n\naardvark again\n")
+        assert [h.path for h in index.search("aardvark")] == ["daily/2026-06-01/later.md"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -22,6 +23,9 @@ from remelink.search.render import hit_text
 from remelink.vault.paths import MARKER_DIR, normalize_relpath, slugify
 
 MAX_CHARS = 20_000  # per tool result (about 5,000 tokens)
+# Seconds between two checks of the notes for changes (a walk of the vault; see
+# PassageIndex.recheck): edits made outside the server are seen within about this long.
+RECHECK = 1.0
 READ_CHARS = MAX_CHARS
 REMEMBER_CHARS = 20_000  # the largest note `remember` writes
 NODE_LIMIT = 100
@@ -41,8 +45,9 @@ class Memory:
     settings: Settings
 
     def __post_init__(self) -> None:
-        self.passages = PassageIndex(self.vault, self.settings)
+        self.passages = PassageIndex(self.vault, self.settings, recheck=RECHECK)
         self.nodes = NodeIndex(self.vault, self.settings)
+        self._nodes_checked = -1e18
 
     def close(self) -> None:
         self.passages.close()
@@ -81,7 +86,11 @@ class Memory:
         if not query or not query.strip():
             raise UsageError("query is empty: give some words")
         limit = max(1, min(limit, NODE_LIMIT))
-        hits = self.nodes.search(query, limit=limit, bucket=bucket or None)
+        now = time.monotonic()
+        if now - self._nodes_checked >= RECHECK:
+            self.nodes.refresh()
+            self._nodes_checked = now
+        hits = self.nodes.search(query, limit=limit, bucket=bucket or None, refresh=False)
         self.nodes.notices.clear()  # index notices are for the CLI's stderr, not the model
         if not hits:
             return f"No digest node matches {query.strip()[:200]!r}."
@@ -164,6 +173,7 @@ class Memory:
         content = (f"---\nname: {_yaml_str(title)}\nsource: remelink mcp (remember)\n"
                    f"created: {stamp}\n---\n# {title}\n\n{text.strip()}\n")
         rel = write_new(self.vault, folder, slug, content)
+        self.passages.update([rel])  # searchable now, not at the next check
         return (f"Saved {rel}. It is a raw note: the next `remelink dream run` integrates it "
                 "into the digest; search finds it now.")
 

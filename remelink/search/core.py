@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -151,13 +152,20 @@ class PassageIndex:
     search first brings the index up to date with the notes (one walk, then only the files
     whose stat moved are read). Thread-safe: one lock per index serialises every call."""
 
-    def __init__(self, vault: Path, settings: Settings, *, wait: float | None = None) -> None:
+    def __init__(self, vault: Path, settings: Settings, *, wait: float | None = None,
+                 recheck: float = 0.0) -> None:
         self.vault = Path(vault)
         self.settings = settings
         self.wait = DEFAULT_WAIT if wait is None else wait
+        # A search checks the notes for changes when the last check is at least this old
+        # (seconds; 0: every search). A long-lived process (the MCP server) sets about a
+        # second: the check walks every note, which on a large vault costs more than the
+        # search, and what it writes itself it indexes at once (`update`).
+        self.recheck = recheck
         self.notices: list[str] = []
         self._store = PassageStore(self.vault, settings, self.wait)
         self._mutex = threading.RLock()
+        self._checked = -math.inf
 
     def __enter__(self) -> PassageIndex:
         return self
@@ -172,7 +180,15 @@ class PassageIndex:
 
     @_synchronized
     def refresh(self) -> RefreshStats:
-        return self._store.refresh()
+        stats = self._store.refresh()
+        self._checked = time.monotonic()
+        return stats
+
+    @_synchronized
+    def update(self, paths: list[str]) -> None:
+        """Re-index these notes now (or drop them if they are gone), without a walk."""
+        if paths:
+            self.notices.extend(self._store.update(list(dict.fromkeys(paths))))
 
     @_synchronized
     def rebuild(self) -> RefreshStats:
@@ -188,8 +204,8 @@ class PassageIndex:
         filters = check_filters(since, until, folder)
         if not isinstance(query, str) or not query.strip():
             return []
-        if refresh:
-            self.notices.extend(self._store.refresh().notices)
+        if refresh and time.monotonic() - self._checked >= self.recheck:
+            self.notices.extend(self.refresh().notices)
         else:
             self._store.ensure_open()
         from remelink.index import engine
