@@ -16,7 +16,7 @@ import typer
 from typer._click.exceptions import UsageError as ClickUsageError  # typer vendors click
 from typer.core import TyperCommand
 
-from remelink import __version__, edge
+from remelink import __version__, command, nodesearch
 from remelink.errors import EXIT_PROBLEMS
 
 
@@ -71,27 +71,28 @@ JsonOpt = Annotated[bool, typer.Option(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The error edge and the helpers every command uses live in the Typer-free edge module (so that
-# `remelink node-search` can run without importing Typer); the names here are what the commands
-# below call.
-_CURRENT = edge.CURRENT
-_err = edge.err
-_elapsed = edge.elapsed
-_print_json = edge.print_json
-_open_vault = edge.open_vault
+# The error edge and the helpers every command uses live in the Typer-free `command` module (so
+# that `remelink node-search` can run without importing Typer); the names here are what the
+# commands below call.
+_CURRENT = command.CURRENT
+_err = command.err
+_elapsed = command.elapsed
+_print_json = command.print_json
+_open_vault = command.open_vault
 
 
-def handles_errors(command: str) -> Callable[[F], F]:
-    """Run `command` at the edge (`edge.run_command`): errors become one line on stderr (and,
-    with --json, a failed envelope on stdout) and an exit code; tracebacks only with --debug."""
+def handles_errors(name: str) -> Callable[[F], F]:
+    """Run the command `name` at the edge (`command.run_command`): errors become one line on
+    stderr (and, with --json, a failed envelope on stdout) and an exit code; tracebacks only
+    with --debug."""
 
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            code = edge.run_command(command, lambda: func(*args, **kwargs),
-                                    json_out=bool(kwargs.get("json_out")),
-                                    debug=bool(kwargs.get("debug")), vault=kwargs.get("vault"),
-                                    passthrough=(typer.Exit,))
+            code = command.run_command(name, lambda: func(*args, **kwargs),
+                                       json_out=bool(kwargs.get("json_out")),
+                                       debug=bool(kwargs.get("debug")),
+                                       vault=kwargs.get("vault"), passthrough=(typer.Exit,))
             raise typer.Exit(code)
 
         return wrapper  # type: ignore[return-value]
@@ -184,7 +185,7 @@ def node_search_cmd(
     debug: DebugOpt = False,
 ) -> int:
     """Find digest nodes by name, description, tags and body (refreshes the index first)."""
-    return edge.node_search(query, limit, bucket, json_out, vault)
+    return nodesearch.node_search(query, limit, bucket, json_out, vault)
 
 
 @app.command("search", cls=_Command)
