@@ -237,11 +237,9 @@ def search_cmd(
 def mcp_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
     """Serve the vault's memory to an agent as an MCP server over stdio (tools: search,
     node_search, read, recent, remember). Needs the extra: pip install "remelink[mcp]"."""
-    from remelink.mcp.server import serve
+    from remelink.mcp.server import run
 
-    root, settings = _open_vault(vault)
-    serve(root, settings)
-    return 0
+    return run(vault)
 
 
 @index_app.command("rebuild", cls=_Command)

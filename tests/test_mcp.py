@@ -220,3 +220,18 @@ def test_a_folder_that_is_not_a_vault_is_refused(tmp_path: Path) -> None:
                           text=True, stdin=subprocess.DEVNULL, check=False, timeout=60)
     assert proc.returncode == 2
     assert "not a remelink vault" in proc.stderr or "not a vault" in proc.stderr
+
+
+def test_plain_mcp_arguments_skip_typer() -> None:
+    from remelink.edge import parse_mcp_args
+
+    assert parse_mcp_args([]) == (None, False)
+    assert parse_mcp_args(["--vault", "v", "--debug"]) == (Path("v"), True)
+    assert parse_mcp_args(["--vault=v"]) == (Path("v"), False)
+    for args in (["--help"], ["--vault"], ["--vault", "a", "--vault", "b"], ["--json"], ["x"]):
+        assert parse_mcp_args(args) is None, args  # Typer answers these
+    import subprocess
+
+    out = subprocess.run([str(EXE), "mcp", "--help"], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == 0 and "MCP server over stdio" in out.stdout

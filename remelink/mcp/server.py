@@ -146,6 +146,15 @@ def build_server(vault: Path, settings: Settings, memory: Memory | None = None) 
     return server
 
 
+def run(vault: Path | None) -> int:
+    """`remelink mcp`: open the vault (refusing a folder that is not one), then serve."""
+    from remelink.command import open_vault
+
+    root, settings = open_vault(vault)
+    serve(root, settings)
+    return 0
+
+
 def serve(vault: Path, settings: Settings) -> None:
     """Run the server on stdin/stdout until the client closes it."""
     try:
@@ -153,8 +162,14 @@ def serve(vault: Path, settings: Settings) -> None:
     except ImportError:
         raise UsageError("the MCP SDK is not installed",
                          hint='install the extra: pip install "remelink[mcp]"') from None
+    import threading
+
     memory = Memory(vault, settings)
+    server = build_server(vault, settings, memory)
+    # Open and refresh the indexes while the client connects and lists the tools: the first
+    # search would otherwise pay for it (a call meanwhile waits for the index's lock).
+    threading.Thread(target=memory.warm, name="remelink-warm", daemon=True).start()
     try:
-        build_server(vault, settings, memory).run("stdio")
+        server.run("stdio")
     finally:
         memory.close()

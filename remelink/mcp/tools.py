@@ -53,6 +53,15 @@ class Memory:
         self.passages.close()
         self.nodes.close()
 
+    def warm(self) -> None:
+        """Open and refresh both indexes (best effort: a failure shows up again, as a tool
+        error, in the call that needs the index)."""
+        with contextlib.suppress(Exception):
+            self.passages.refresh()
+        with contextlib.suppress(Exception):
+            self.nodes.refresh()
+            self._nodes_checked = time.monotonic()
+
     # -- search ------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 5, since: str | None = None,
                until: str | None = None, folder: str | None = None, links: bool = True) -> str:
