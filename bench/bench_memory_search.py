@@ -181,8 +181,11 @@ def realvault_part(reuse: bool, bm: bool) -> tuple[list[str], list[Path]]:
     if not rows:
         return ["### 2. Realistic vaults", "", "Not run: `bench/realvault/*/key.yaml` is not in "
                 "this checkout."], []
+    where = REALVAULT.relative_to(HERE.parent) if REALVAULT.is_relative_to(HERE.parent) \
+        else REALVAULT
     return ["### 2. Realistic vaults after `dream run`: hit@5 and MRR", "",
-            *table(rows, SYSTEMS)], vaults
+            f"`{where}` (20 questions per vault, 10 English and 10 Chinese; `heldout` is the "
+            "reported one).", "", *table(rows, SYSTEMS)], vaults
 
 
 # -- 3. latency ------------------------------------------------------------------------------
@@ -315,7 +318,15 @@ def mcp_latency(vault: Path) -> list[str]:
 
     for i in range(5):
         anyio.run(once, i == 0)
+    cpu = []
+    for _ in range(5):  # the CPU a start costs: start, read EOF on stdin, exit
+        proc = subprocess.Popen([exe, "mcp", "--vault", str(vault)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        cpu.append(usage.ru_utime + usage.ru_stime)
     return [f"| `remelink mcp`: spawn to tools listed (ready to answer) | {ms(ready)} |",
+            f"| `remelink mcp`: CPU time of a start (start, read end of input, exit; the "
+            f"load-independent part of the above) | {ms(cpu)} |",
             f"| `remelink mcp`: its first `search` (opens the index) | {ms(first)} |",
             f"| `remelink mcp`: warm `search` round trip (stdio, JSON-RPC, links) | "
             f"{ms(search_rt)} |",
@@ -366,8 +377,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true",
                         help="reuse the vaults already distilled under bench/out/memsearch/")
     parser.add_argument("--no-basic-memory", action="store_true")
+    parser.add_argument("--realvault", type=Path, default=REALVAULT,
+                        help="the realistic vaults (default bench/realvault/)")
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args(argv)
+    global REALVAULT
+    REALVAULT = args.realvault.resolve()
     parts = args.part or ["locomo", "realvault", "latency", "size"]
     load = os.getloadavg()[0]
     bm = not args.no_basic_memory
