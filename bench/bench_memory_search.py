@@ -377,6 +377,7 @@ def size_part(vaults: list[Path]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global REALVAULT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", action="append", choices=("locomo", "realvault", "latency",
                                                             "size"))
@@ -387,7 +388,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="the realistic vaults (default bench/realvault/)")
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args(argv)
-    global REALVAULT
     REALVAULT = args.realvault.resolve()
     parts = args.part or ["locomo", "realvault", "latency", "size"]
     load = os.getloadavg()[0]
