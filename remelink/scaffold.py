@@ -96,6 +96,8 @@ GITIGNORE_LINES = (
     "index.old-*/",
     "index.lock",    # the index writers' lock
     "passages.lock",  # the passage index writers' lock (remelink search)
+    "passages.new-*/",  # a passage index rebuild in progress, or left by one that died
+    "passages.old-*/",
     "lock",          # the vault lock of dream run and integrate
     "state.journal",  # checkpoint records since the last full save of state.json
     "*.tmp",         # atomic writes in progress (.remelink-tmp-*.tmp)

@@ -329,3 +329,23 @@ def test_a_long_lived_index_rechecks_at_most_every_recheck_seconds(vault: Path) 
         index.search("kubectl")
         new.write_text("# Later\n\naardvark again\n")
         assert [h.path for h in index.search("aardvark")] == ["daily/2026-06-01/later.md"]
+
+
+def test_a_node_rebuild_never_waits_long_for_a_busy_passage_index(vault: Path) -> None:
+    from remelink.vault.fsio import file_lock
+
+    s = load_settings(vault)
+    with PassageIndex(vault, s) as index:  # built before any node index exists
+        assert index.refresh().rebuilt
+    assert not (vault / ".remelink/index/remelink-format.json").exists()
+    with file_lock(vault / ".remelink/passages.lock", what="index"):  # a long passage build
+        started = time.perf_counter()
+        with NodeIndex(vault, s) as nodes:
+            assert nodes.rebuild().added == 3
+        assert time.perf_counter() - started < 8
+    assert not (vault / PASSAGES_DIR).exists()  # left behind: derived, rebuilt when missing
+    with PassageIndex(vault, s) as index:
+        stats = index.refresh()
+        assert stats.rebuilt and "passage index missing" in stats.notices[0]
+        assert index.search("kubectl")
+    assert not list((vault / ".remelink").glob("passages.new-*"))

@@ -47,6 +47,7 @@ DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBus
 BUILD_PROCS = 0
 # A refresh that touches more than this share of the nodes rebuilds instead (faster in bulk).
 BULK_SHARE = 0.5
+KEPT_WAIT = 2.0  # seconds a rebuild waits for a kept index's lock before leaving it behind
 BULK_MIN = 2000
 
 
@@ -117,6 +118,8 @@ class IndexStore:
     # Folders inside DIR that belong to other indexes: a rebuild carries them into the new
     # directory (under LOCK_OF_KEPT, so that no writer of theirs is in the middle of a commit).
     KEEP: tuple[tuple[str, str], ...] = (("passages", PASSAGES_LOCK),)
+    # Where a rebuild builds its new directory (beside the live one, to be renamed in place).
+    TMP_BASE = MARKER_DIR
 
     def __init__(self, vault: Path, settings: Settings, wait: float) -> None:
         self.vault = vault
@@ -405,7 +408,7 @@ class IndexStore:
 
         from remelink.index import engine
 
-        base = self.directory.parent
+        base = self.vault / self.TMP_BASE
         name = self.directory.name
         what = self.WHAT
         self.close()
@@ -430,8 +433,9 @@ class IndexStore:
             (tmp / FORMAT_FILE).write_text(
                 json.dumps({"format": self.FORMAT, "index_id": index_id}), encoding="utf-8")
             old = base / f"{name}.old-{os.getpid()}-{index_id[:8]}"
-            with self._kept_locked():
-                self._carry_kept(tmp)
+            with self._kept_locked() as kept:
+                self._carry_kept(tmp, kept)
+                self.directory.parent.mkdir(parents=True, exist_ok=True)
                 if self.directory.exists() or self.directory.is_symlink():
                     os.rename(self.directory, old)
                 os.rename(tmp, self.directory)
@@ -463,25 +467,33 @@ class IndexStore:
                             notices=tuple(notices))
 
     @contextlib.contextmanager
-    def _kept_locked(self) -> Iterator[None]:
-        """Hold the locks of the other indexes kept inside this one's directory (KEEP)."""
+    def _kept_locked(self) -> Iterator[set[str]]:
+        """Hold the locks of the other indexes kept inside this one's directory (KEEP) that
+        can be had within a couple of seconds; yields the folders whose lock is held. One
+        whose writer is busy (a long rebuild of its own) is not carried over: it is derived,
+        and rebuilds itself when it finds itself missing; this rebuild never fails for it."""
         from remelink.vault.fsio import file_lock
 
+        held: set[str] = set()
         with contextlib.ExitStack() as stack:
-            for _, lock in self.KEEP:
+            for sub, lock in self.KEEP:
                 try:
-                    stack.enter_context(file_lock(self.vault / lock, wait=self.wait,
+                    stack.enter_context(file_lock(self.vault / lock,
+                                                  wait=min(self.wait, KEPT_WAIT),
                                                   what="index"))
-                except VaultBusy:
-                    raise self._busy() from None
-            yield
+                except (VaultBusy, OSError):
+                    continue
+                held.add(sub)
+            yield held
 
-    def _carry_kept(self, tmp: Path) -> None:
-        """Move the other indexes' folders (KEEP) from the live directory into `tmp`."""
+    def _carry_kept(self, tmp: Path, held: set[str]) -> None:
+        """Move the other indexes' folders (KEEP) whose lock is held from the live directory
+        into `tmp`."""
+        if not self.directory.is_dir() or self.directory.is_symlink():
+            return
         for sub, _ in self.KEEP:
             here = self.directory / sub
-            if here.is_dir() and not here.is_symlink() and self.directory.is_dir() \
-                    and not self.directory.is_symlink():
+            if sub in held and here.is_dir() and not here.is_symlink():
                 os.rename(here, tmp / sub)
 
     # -- locking ------------------------------------------------------------------------------
