@@ -31,7 +31,8 @@ from whoosh.analysis.tokenizers import Tokenizer
 from whoosh.fields import ID, STORED, TEXT, Schema
 
 from remelink.index import engine as node_engine
-from remelink.index.build import Built, Indexed
+from remelink.index.build import Built
+from remelink.index.gather import Indexed
 from remelink.index.engine import SEP, NodeAnalyzer
 from remelink.index.nodes import FileStat
 
