@@ -32,8 +32,8 @@ from whoosh.fields import ID, STORED, TEXT, Schema
 
 from remelink.index import engine as node_engine
 from remelink.index.build import Built
-from remelink.index.gather import Indexed
 from remelink.index.engine import SEP, NodeAnalyzer
+from remelink.index.gather import Indexed
 from remelink.index.nodes import FileStat
 
 WEIGHTS = (2.0, 1.0, 2.0, 1.0)  # title, description + tags, heading path, passage lines
