@@ -349,3 +349,17 @@ def test_a_node_rebuild_never_waits_long_for_a_busy_passage_index(vault: Path) -
         assert stats.rebuilt and "passage index missing" in stats.notices[0]
         assert index.search("kubectl")
     assert not list((vault / ".remelink").glob("passages.new-*"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abcXYZ _-.?的了是状态更新怎么我们脱敏Ωé1 \n")),
+               max_size=40))
+def test_query_terms_are_node_search_terms(text: str) -> None:
+    """The query side only weighs terms: it never makes a term node_search's analysis would
+    not make, and it keeps every one of them."""
+    from remelink.index import analysis
+    from remelink.search.query import query_terms
+
+    got = query_terms(text)
+    assert [t.term for t in got] == list(dict.fromkeys(analysis.terms(text, query=True)))
+    assert all(t.count >= 1 and 0 < t.factor <= 1 for t in got)
