@@ -115,6 +115,9 @@ def test_bad_calls_are_one_line_tool_errors_and_the_server_lives(vault: Path,
             ("search", {"query": ""}),
             ("node_search", {"query": "x", "bucket": "recipes"}),
             ("nonexistent", {}),
+            ("search", {"query": "x", "limit": 0}),
+            ("search", {}),
+            ("read", {"path": "daily/2026-06-01/ledger.md", "start_line": "abc"}),
             ("search", {"query": "ledger", "limit": 1000000}),
         ]
         out = []
@@ -139,6 +142,10 @@ def test_bad_calls_are_one_line_tool_errors_and_the_server_lives(vault: Path,
     assert "in must be one of daily, resource, digest" in errors[8]
     assert "query is empty" in errors[9]
     assert "bucket must be one of" in errors[10]
+    assert errors[12] == ("Error executing tool search: invalid arguments: limit: Input should "
+                          "be greater than or equal to 1 (got 0)")
+    assert errors[13].endswith("invalid arguments: query: Field required (got {})")
+    assert "invalid arguments: start_line: Input should be a valid integer" in errors[14]
     huge_error, huge = got[-1]
     assert not huge_error and len(huge) <= MAX_CHARS + 200
     assert huge.startswith("(limit 1000000 is over the maximum; showing at most 50)")

@@ -8,6 +8,7 @@ they are cut.
 """
 
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -60,6 +61,52 @@ it at once. Write it as a person would note it: a short title and a few plain se
 with commands and numbers exactly."""
 
 
+_PYDANTIC_ERROR = re.compile(r"^(.*?)(\d+) validation errors? for \w+$")
+_INPUT_VALUE = re.compile(r"\[type=[^,\]]*(?:, input_value=(.*?))?(?:, input_type=\w+)?\]$")
+
+
+def one_line(text: str) -> str:
+    """A tool error as one line. Argument errors come from the SDK's schema check as
+    pydantic's multi-line report (`1 validation error for search_toolArguments / limit /
+    Input should be ...`); they become `invalid arguments: limit: Input should be ... (got
+    0)`. Anything else has its whitespace folded."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    m = _PYDANTIC_ERROR.match(lines[0]) if lines else None
+    if m is None:
+        return " ".join(text.split())
+    parts = []
+    rest = [line for line in lines[1:] if not line.strip().startswith("For further information")]
+    for field, message in zip(rest[0::2], rest[1::2], strict=False):
+        message = message.strip()
+        got = _INPUT_VALUE.search(message)
+        message = _INPUT_VALUE.sub("", message).strip()
+        if got and got.group(1) is not None:
+            message += f" (got {got.group(1)[:60]})"
+        parts.append(f"{field.strip()}: {message}")
+    return f"{m.group(1)}invalid arguments: {'; '.join(parts)}"
+
+
+async def _one_line_errors(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: every failed tool call's text is one line (see `one_line`). The
+    result reaches middleware serialised (a dict), or as the result model."""
+    result = await call_next(ctx)
+    if getattr(ctx, "method", None) != "tools/call":
+        return result
+    if isinstance(result, dict):
+        if result.get("isError") or result.get("is_error"):
+            result = dict(result)
+            content = result.get("content") or []
+            text = "".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+            result["content"] = [{"type": "text", "text": one_line(text)}]
+    elif getattr(result, "is_error", False):
+        from mcp.types import TextContent
+
+        text = "".join(getattr(c, "text", "") for c in result.content)
+        result = result.model_copy(update={"content": [TextContent(type="text",
+                                                                   text=one_line(text))]})
+    return result
+
+
 def _tool_error(exc: BaseException) -> Exception:
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -79,7 +126,7 @@ def build_server(vault: Path, settings: Settings, memory: Memory | None = None) 
 
     mem = memory or Memory(vault, settings)
     server = MCPServer("remelink", version=__version__, instructions=INSTRUCTIONS,
-                       log_level="WARNING")
+                       log_level="WARNING", middleware=[_one_line_errors])
 
     def guarded(fn: Any, *args: Any, **kwargs: Any) -> str:
         try:
