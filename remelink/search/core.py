@@ -47,7 +47,7 @@ MAX_LIMIT = 50
 FOLDERS = ("daily", "resource", "digest")
 MAX_QUERY_TERMS = 32
 POSTINGS_BUDGET = 6000
-FETCH = 4  # passages fetched per wanted hit before collapsing to one per note
+FETCH = 8  # passages fetched per wanted hit before collapsing to one per note
 FORMAT = "remelink-passage-index/2 analyzer/1 weights/2,1,2,1 window/700"
 
 
