@@ -477,6 +477,8 @@ class IndexStore:
         held: set[str] = set()
         with contextlib.ExitStack() as stack:
             for sub, lock in self.KEEP:
+                if not (self.directory / sub).is_dir():
+                    continue  # nothing to carry: no lock taken (no lock file made)
                 try:
                     stack.enter_context(file_lock(self.vault / lock,
                                                   wait=min(self.wait, KEPT_WAIT),
