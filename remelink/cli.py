@@ -53,10 +53,13 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint.",
+dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint, tag.",
+                        short_help="Run the dream pipeline (dream run).",
                         no_args_is_help=True, rich_markup_mode=None)
 index_app = typer.Typer(help="The node and passage indexes under .remelink/index/ (derived, safe "
-                             "to delete).", no_args_is_help=True, rich_markup_mode=None)
+                             "to delete).",
+                        short_help="Rebuild the node and passage indexes (index rebuild).",
+                        no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(dream_app, name="dream")
 app.add_typer(index_app, name="index")
 
@@ -113,14 +116,16 @@ def _root(version: Annotated[bool, typer.Option(
     """remelink: memory as a markdown vault."""
 
 
-@app.command("init", cls=_Command)
+@app.command("init", cls=_Command,
+             short_help="Create the vault folders and a commented configuration.")
 @handles_errors("init")
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder to turn into a vault.")] = Path("."),
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
-    """Create daily/, resource/, digest/{procedure,personal,wiki}/ and a commented config."""
+    """Create daily/, resource/, digest/{procedure,personal,wiki}/, a commented
+    .remelink/config.yaml and .remelink/.gitignore (existing files are never overwritten)."""
     from remelink.render import init_json
     from remelink.scaffold import init
 
@@ -137,7 +142,8 @@ def init_cmd(
     return 0
 
 
-@app.command("lint-links", cls=_Command)
+@app.command("lint-links", cls=_Command,
+             short_help="Check every wikilink and every Sources section.")
 @handles_errors("lint-links")
 def lint_links_cmd(
     paths: Annotated[list[str] | None, typer.Argument(
@@ -172,7 +178,8 @@ def lint_links_cmd(
                on_json=_print_json, on_warning=lambda w: _err(f"warning: {w}"))
 
 
-@app.command("node-search", cls=_Command)
+@app.command("node-search", cls=_Command,
+             short_help="Find digest nodes by name, description, tags and body.")
 @handles_errors("node-search")
 def node_search_cmd(
     query: Annotated[str, typer.Argument(help="Plain words to look for (never query syntax).")],
@@ -188,7 +195,8 @@ def node_search_cmd(
     return nodesearch.node_search(query, limit, bucket, json_out, vault)
 
 
-@app.command("search", cls=_Command)
+@app.command("search", cls=_Command,
+             short_help="Search every note by passage, with the links around each hit.")
 @handles_errors("search")
 def search_cmd(
     query: Annotated[str, typer.Argument(help="A question or plain words (never query syntax).")],
@@ -232,7 +240,8 @@ def search_cmd(
     return 0
 
 
-@app.command("mcp", cls=_Command)
+@app.command("mcp", cls=_Command,
+             short_help="Serve the vault's memory to an agent over MCP (stdio).")
 @handles_errors("mcp")
 def mcp_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
     """Serve the vault's memory to an agent as an MCP server over stdio (tools: search,
@@ -242,7 +251,8 @@ def mcp_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
     return run(vault)
 
 
-@index_app.command("rebuild", cls=_Command)
+@index_app.command("rebuild", cls=_Command,
+                   short_help="Rebuild the node and passage indexes from the notes.")
 @handles_errors("index rebuild")
 def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
                       debug: DebugOpt = False) -> int:
@@ -271,7 +281,8 @@ def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
     return 0
 
 
-@app.command("integrate", cls=_Command)
+@app.command("integrate", cls=_Command,
+             short_help="Integrate memory units from a file, one node each.")
 @handles_errors("integrate")
 def integrate_cmd(
     units_file: Annotated[str, typer.Argument(
@@ -327,7 +338,8 @@ def integrate_cmd(
     return 1 if report.failed or leftover else 0
 
 
-@dream_app.command("run", cls=_Command)
+@dream_app.command("run", cls=_Command,
+                   short_help="Distil changed raw notes into linked digest nodes.")
 @handles_errors("dream run")
 def dream_run_cmd(
     vault: VaultOpt = None,
@@ -388,7 +400,8 @@ def dream_run_cmd(
     return 0 if report.ok and not leftover else EXIT_PROBLEMS
 
 
-@app.command("status", cls=_Command)
+@app.command("status", cls=_Command,
+             short_help="Show what is pending, what failed and why, and the last runs.")
 @handles_errors("status")
 def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOpt = False) -> int:
     """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last

@@ -1,7 +1,7 @@
 """Everything read from `.remelink/` is untrusted input (SPEC §1, "the vault is the boundary").
 
-The README recommends committing `state.json` and `runs/` to git, so a crafted commit can put
-any text in them. Before the checkpoint is used, every path in it is validated as a workspace
+The docs suggest committing `state.json` and `runs/` to git, so a crafted commit can put any
+text in them. Before the checkpoint is used, every path in it is validated as a workspace
 path of the kind it must be, and anything else is one line naming the file and the entry,
 dropped, never followed:
 
