@@ -38,10 +38,11 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import memsearch_eval as me  # noqa: E402
+import splits  # noqa: E402
 from _report import OUT, machine, write_section  # noqa: E402
 
 WORK = OUT / "memsearch"
-HELD_OUT = ("conv-49", "conv-50")
+HELD_OUT = splits.LOCOMO_HELD_OUT
 CATEGORIES = (1, 2, 3, 4)
 REALVAULT = HERE / "realvault"
 SYSTEMS = ("remelink search", "node-search (digest)", "BM25 (raw notes)", "Basic Memory")
@@ -125,8 +126,8 @@ def locomo_part(reuse: bool, bm: bool) -> tuple[list[str], list[Path]]:
             vaults.append(vault)
         print(conv.sample_id, {k: f"{v.hit5:.3f}" for k, v in per[conv.sample_id].items()},
               flush=True)
-    held = [(c, per[c]) for c in HELD_OUT if c in per]
-    tune = [(c, s) for c, s in per.items() if c not in HELD_OUT]
+    held = [(c, per[c]) for c in per if splits.locomo(c) == splits.HELD_OUT]
+    tune = [(c, s) for c, s in per.items() if splits.locomo(c) == splits.TUNING]
     lines = ["### 1. LoCoMo after `dream run`: evidence-hit@5 and MRR", "",
              "Held-out conversations (the reported figures):", "",
              *table([*held, ("**held-out total**", total([s for _, s in held]))], SYSTEMS), "",
@@ -158,7 +159,7 @@ def realvault_questions(key: Path) -> list[tuple[str, set[str]]]:
 def realvault_part(reuse: bool, bm: bool) -> tuple[list[str], list[Path]]:
     rows = []
     vaults = []
-    for split in ("heldout", "dev"):
+    for split in (splits.REALVAULT_DIRS[splits.HELD_OUT], splits.REALVAULT_DIRS[splits.TUNING]):
         src = REALVAULT / split
         key = src / "key.yaml"
         if not key.is_file():
@@ -174,7 +175,9 @@ def realvault_part(reuse: bool, bm: bool) -> tuple[list[str], list[Path]]:
             dream(vault)
         qa = realvault_questions(key)
         scores = ask(vault, [q for q, _ in qa], [w for _, w in qa], bm=bm, bm25=False)
-        label = split if split == "heldout" else "dev (tuning side)"
+        side = splits.HELD_OUT if split == splits.REALVAULT_DIRS[splits.HELD_OUT] \
+            else splits.TUNING
+        label = f"{split} ({splits.label(side)})"
         rows.append((label, scores))
         vaults.append(vault)
         print(split, {k: f"{v.hit5:.3f}" for k, v in scores.items()}, flush=True)
@@ -339,8 +342,8 @@ def mcp_latency(vault: Path) -> list[str]:
                                                         "start_line": 1, "end_line": 5})
                         read_rt.append(time.perf_counter() - t)
 
-    for i in range(5):
-        anyio.run(once, i == 0)
+    for i in range(5):  # the warm calls in the last session: every index is built by then
+        anyio.run(once, i == 4)
     cpu = []
     for _ in range(5):  # the CPU a start costs: start, read EOF on stdin, exit
         proc = subprocess.Popen([exe, "mcp", "--vault", str(vault)], stdin=subprocess.DEVNULL,

@@ -86,10 +86,28 @@ def one_line(text: str) -> str:
     return f"{m.group(1)}invalid arguments: {'; '.join(parts)}"
 
 
-async def _one_line_errors(ctx: Any, call_next: Any) -> Any:
-    """Server middleware: every failed tool call's text is one line (see `one_line`). The
-    result reaches middleware serialised (a dict), or as the result model."""
-    result = await call_next(ctx)
+def _middleware(memory: Memory) -> Any:
+    """Server middleware: after the first request is answered (the client's handshake or its
+    list of tools), open and refresh the indexes in a thread, so that the first search does
+    not pay for it and the start-up does not wait for it; and every failed tool call's text
+    is one line (see `one_line`)."""
+    import threading
+
+    started: list[bool] = []
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if not started:
+            started.append(True)
+            threading.Thread(target=memory.warm, name="remelink-warm", daemon=True).start()
+        return _one_line_result(ctx, result)
+
+    return middleware
+
+
+def _one_line_result(ctx: Any, result: Any) -> Any:
+    """A failed tool call's result with its text on one line. The result reaches middleware
+    serialised (a dict), or as the result model."""
     if getattr(ctx, "method", None) != "tools/call":
         return result
     if isinstance(result, dict):
@@ -126,7 +144,7 @@ def build_server(vault: Path, settings: Settings, memory: Memory | None = None) 
 
     mem = memory or Memory(vault, settings)
     server = MCPServer("remelink", version=__version__, instructions=INSTRUCTIONS,
-                       log_level="WARNING", middleware=[_one_line_errors])
+                       log_level="WARNING", middleware=[_middleware(mem)])
 
     def guarded(fn: Any, *args: Any, **kwargs: Any) -> str:
         try:
@@ -209,13 +227,8 @@ def serve(vault: Path, settings: Settings) -> None:
     except ImportError:
         raise UsageError("the MCP SDK is not installed",
                          hint='install the extra: pip install "remelink[mcp]"') from None
-    import threading
-
     memory = Memory(vault, settings)
     server = build_server(vault, settings, memory)
-    # Open and refresh the indexes while the client connects and lists the tools: the first
-    # search would otherwise pay for it (a call meanwhile waits for the index's lock).
-    threading.Thread(target=memory.warm, name="remelink-warm", daemon=True).start()
     try:
         server.run("stdio")
     finally:
