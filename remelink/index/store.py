@@ -31,6 +31,7 @@ from remelink.errors import RemelinkError, VaultBusy
 from remelink.index import build
 from remelink.index.manifest import Entry, Manifest
 from remelink.index.nodes import FileStat, ReadResult, read_node, scan_digest, stat_one
+from remelink.vault import own
 from remelink.vault.paths import MARKER_DIR
 
 INDEX_DIR = f"{MARKER_DIR}/index"
@@ -39,6 +40,7 @@ LOCK_FILE = f"{MARKER_DIR}/index.lock"
 # node index's; a node index rebuild carries it over (IndexStore.KEEP).
 PASSAGES_DIR = f"{INDEX_DIR}/passages"
 PASSAGES_LOCK = f"{MARKER_DIR}/passages.lock"
+KEPT_WAIT = 2.0  # seconds a rebuild waits for a kept index's lock before leaving it behind
 FORMAT_FILE = "remelink-format.json"
 # Bump when the schema, the analyzer or the section weights change: old indexes are rebuilt.
 FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name"
@@ -47,7 +49,6 @@ DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBus
 BUILD_PROCS = 0
 # A refresh that touches more than this share of the nodes rebuilds instead (faster in bulk).
 BULK_SHARE = 0.5
-KEPT_WAIT = 2.0  # seconds a rebuild waits for a kept index's lock before leaving it behind
 BULK_MIN = 2000
 
 
@@ -61,6 +62,8 @@ class RefreshStats:
     rebuilt: bool = False
     seconds: float = 0.0
     notices: tuple[str, ...] = ()
+    # A tampered index folder, moved aside and rebuilt: one line for the person, a warning.
+    warnings: tuple[str, ...] = ()
 
     @property
     def touched(self) -> int:
@@ -103,23 +106,20 @@ class Diff:
 
 class IndexStore:
     """The live index of one vault and the searcher over it (`searcher` is None until
-    `ensure_open()`); `idf_cache` is emptied whenever the searcher changes.
+    `ensure_open()`); `idf_cache` is emptied whenever the searcher changes."""
 
-    This class is the node index; another index over the vault's notes (the passage index of
-    `remelink search`) subclasses it and replaces the hooks below (`DIR`, `LOCK`, `FORMAT`,
-    `WHAT`, `scan`, `read`, `open_index`, `stored_fingerprints`, `write`, `build`), so both
-    share the freshness, manifest, locking and rebuild machinery."""
-
+    # The node index. Another index over the vault's notes (the passage index of `remelink
+    # search`) subclasses this and replaces the hooks below (DIR, LOCK, FORMAT, WHAT, scan,
+    # read, open_index, stored_fingerprints, write, build): both share the freshness,
+    # manifest, locking, rebuild and boundary machinery.
     DIR = INDEX_DIR
     LOCK = LOCK_FILE
     FORMAT = FORMAT
     WHAT = "node index"
     UNITS = "digest node(s)"  # what `doc_count` counts, for notices
-    # Folders inside DIR that belong to other indexes: a rebuild carries them into the new
-    # directory (under LOCK_OF_KEPT, so that no writer of theirs is in the middle of a commit).
+    # Folders inside DIR that belong to other indexes (with their locks): a rebuild carries
+    # them into the new folder when their lock is free within KEPT_WAIT seconds.
     KEEP: tuple[tuple[str, str], ...] = (("passages", PASSAGES_LOCK),)
-    # Where a rebuild builds its new directory (beside the live one, to be renamed in place).
-    TMP_BASE = MARKER_DIR
 
     def __init__(self, vault: Path, settings: Settings, wait: float) -> None:
         self.vault = vault
@@ -147,7 +147,7 @@ class IndexStore:
     def open_index(self) -> Any:
         from remelink.index import engine
 
-        return engine.open_index(self.directory)
+        return engine.open_index(self.vault, self.DIR)
 
     def stored_fingerprints(self, reader: Any) -> Iterator[tuple[str, str]]:
         """(path, fingerprint) of every live document, to rebuild a lost manifest."""
@@ -163,10 +163,11 @@ class IndexStore:
         assert isinstance(result, ReadResult) and result.doc is not None
         writer.update_document(**engine.fields_of(result.doc))
 
-    def build(self, directory: Path, files: list[tuple[str, FileStat]]) -> build.Built:
-        """A complete index of `files` in the new, empty `directory`."""
-        return build.build(directory, files, self.digest, self.settings.max_note_bytes,
-                           wait=self.wait, procs=BUILD_PROCS or build.default_procs())
+    def build(self, folder: str, files: list[tuple[str, FileStat]]) -> build.Built:
+        """A complete index of `files` in the new, empty workspace folder `folder`."""
+        return build.build(self.vault, folder, files, self.digest,
+                           self.settings.max_note_bytes, wait=self.wait,
+                           procs=BUILD_PROCS or build.default_procs())
 
     def close(self) -> None:
         if self.searcher is not None:
@@ -243,8 +244,11 @@ class IndexStore:
         from remelink.index import engine
 
         what = self.WHAT
-        if not self.directory.is_dir():
+        if not os.path.lexists(self.directory):
             return f"{what} missing"
+        why = own.tampered(self.vault, self.DIR, allow_subfolders=self._allowed())
+        if why is not None:
+            return f"{what} tampered with: {why}"
         fmt = self._read_format()
         if fmt is None:
             return f"{what} has no readable format marker"
@@ -276,8 +280,9 @@ class IndexStore:
 
     def _read_format(self) -> dict[str, Any] | None:
         try:
-            data = json.loads((self.directory / FORMAT_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(own.read(self.vault, f"{self.DIR}/{FORMAT_FILE}",
+                                       limit=1 << 16).decode("utf-8"))
+        except (OSError, ValueError, RemelinkError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 
@@ -300,7 +305,7 @@ class IndexStore:
 
     def _load_manifest(self) -> None:
         generation = self.ix.latest_generation()
-        manifest = Manifest.load(self.directory)
+        manifest = Manifest.load(self.vault, self.DIR)
         if manifest is None or manifest.generation != generation or \
                 manifest.index_id != self._index_id:
             # Lost or stale (e.g. a process died between commit and manifest write): rebuild
@@ -396,26 +401,27 @@ class IndexStore:
     def _save_manifest(self) -> None:
         assert self._manifest is not None
         try:
-            self._manifest.save(self.directory)
+            self._manifest.save(self.vault, self.DIR)
         except OSError as exc:
             raise RemelinkError(f"cannot write the {self.WHAT} manifest: {exc.strerror or exc}",
                                 path=self.DIR, hint="check permissions and free space") from None
 
     def rebuild_locked(self, reason: str | None, started: float) -> RefreshStats:
-        """Build a complete index in a new directory and swap it in. Caller holds the lock."""
-        import shutil
+        """Build a complete index in a new folder and swap it in. Caller holds the lock. The
+        folder it replaces is removed, or, when it holds anything remelink does not write
+        there (a symlink, a FIFO...), moved aside as it is, with a warning."""
         import uuid
 
         from remelink.index import engine
 
-        base = self.vault / self.TMP_BASE
-        name = self.directory.name
+        name = own.split(self.DIR)[1]
         what = self.WHAT
         self.close()
-        _sweep(base, name)
+        _sweep(self.vault, name)
         files = sorted(self.scan().items())
         index_id = uuid.uuid4().hex
-        tmp = base / f"{name}.new-{os.getpid()}-{index_id[:8]}"
+        tmp = f"{MARKER_DIR}/{name}.new-{os.getpid()}-{index_id[:8]}"
+        warnings: list[str] = []
         try:
             built = self.build(tmp, files)
             ix = built.ix
@@ -429,74 +435,92 @@ class IndexStore:
                 stat = stats[f.path]
                 manifest.entries[f.path] = Entry(stat.mtime_ns, stat.size, f.fingerprint,
                                                  f.indexed)
-            manifest.save(tmp)
-            (tmp / FORMAT_FILE).write_text(
-                json.dumps({"format": self.FORMAT, "index_id": index_id}), encoding="utf-8")
-            old = base / f"{name}.old-{os.getpid()}-{index_id[:8]}"
-            with self._kept_locked() as kept:
-                self._carry_kept(tmp, kept)
-                self.directory.parent.mkdir(parents=True, exist_ok=True)
-                if self.directory.exists() or self.directory.is_symlink():
-                    os.rename(self.directory, old)
-                os.rename(tmp, self.directory)
-            if old.is_dir() and not old.is_symlink():
-                shutil.rmtree(old, ignore_errors=True)
-            elif old.exists() or old.is_symlink():
-                old.unlink()
+            manifest.save(self.vault, tmp)
+            own.create(self.vault, f"{tmp}/{FORMAT_FILE}",
+                       json.dumps({"format": self.FORMAT, "index_id": index_id}))
+            warnings += self._swap_in(tmp, index_id)
+        except own.Unsafe as exc:
+            _remove_tree(self.vault, tmp)
+            raise own.refusal(exc) from None
         except OSError as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove_tree(self.vault, tmp)
             raise RemelinkError(f"cannot write the {what}: {exc.strerror or exc}",
                                 path=self.DIR, hint="check permissions and free space") from None
         except engine.LockError:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove_tree(self.vault, tmp)
             raise self._busy() from None
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove_tree(self.vault, tmp)
             raise
         problem = self.open()
         if problem is not None:
             raise RemelinkError(f"the rebuilt {what} does not open: {problem}",
                                 path=self.DIR, hint="delete the folder and try again")
         notices = []
-        if reason:
+        if reason and not warnings:
             notices.append(f"{reason}; rebuilt it from {built.doc_count} {self.UNITS}")
         notices.extend(built.notices)
         notices.extend(f.notice for f in built.files if f.notice)
         return RefreshStats(added=built.doc_count, skipped=len(built.files) - built.doc_count,
                             rebuilt=True, seconds=time.perf_counter() - started,
-                            notices=tuple(notices))
+                            notices=tuple(notices), warnings=tuple(warnings))
+
+    def _allowed(self) -> tuple[str, ...]:
+        """The subfolders this index's folder may hold: Whoosh's temp folders, and the
+        folders of the indexes it keeps (KEEP)."""
+        return (".tmp", *(sub for sub, _ in self.KEEP))
+
+    def _swap_in(self, tmp: str, index_id: str) -> list[str]:
+        """Put the built folder `tmp` (in .remelink/) in the place of this index's folder. What
+        was there is renamed first (the entry itself, never followed): deleted when it is an
+        index remelink wrote, else kept aside as `<name>.tampered-*` and named in the returned
+        warning. The folders of kept indexes (KEEP) move into the new folder first."""
+        warnings: list[str] = []
+        parent, name = own.split(self.DIR)
+        tmp_name = own.split(tmp)[1]
+        why = own.tampered(self.vault, self.DIR, allow_subfolders=self._allowed())
+        with own.folder(self.vault, MARKER_DIR) as mdfd, \
+                own.folder(self.vault, parent, create=True) as dfd:
+            old = None
+            if why is not None:
+                aside = own.move_aside(self.vault, self.DIR)
+                warnings.append(f"{self.DIR} was tampered with ({why}); moved it aside to "
+                                f"{aside} (never followed) and rebuilt the {self.WHAT}")
+            elif os.path.lexists(self.directory):
+                with self._kept_locked() as held:
+                    for sub in held:
+                        os.rename(f"{name}/{sub}", f"{tmp_name}/{sub}", src_dir_fd=dfd,
+                                  dst_dir_fd=mdfd)
+                    old = f"{name}.old-{os.getpid()}-{index_id[:8]}"
+                    os.rename(name, old, src_dir_fd=dfd, dst_dir_fd=mdfd)
+                    os.rename(tmp_name, name, src_dir_fd=mdfd, dst_dir_fd=dfd)
+            if old is None:
+                os.rename(tmp_name, name, src_dir_fd=mdfd, dst_dir_fd=dfd)
+        if old is not None:
+            _remove_tree(self.vault, f"{MARKER_DIR}/{old}")
+        return warnings
 
     @contextlib.contextmanager
-    def _kept_locked(self) -> Iterator[set[str]]:
-        """Hold the locks of the other indexes kept inside this one's directory (KEEP) that
-        can be had within a couple of seconds; yields the folders whose lock is held. One
-        whose writer is busy (a long rebuild of its own) is not carried over: it is derived,
-        and rebuilds itself when it finds itself missing; this rebuild never fails for it."""
+    def _kept_locked(self) -> Iterator[list[str]]:
+        """Hold the locks of the kept indexes (KEEP) present in the live folder whose lock can
+        be had within KEPT_WAIT seconds; yields their folder names. One whose writer is busy
+        (a long rebuild of its own) is left behind: it is derived, and rebuilds itself when it
+        finds itself missing; this rebuild never fails or waits long for it."""
         from remelink.vault.fsio import file_lock
 
-        held: set[str] = set()
+        held: list[str] = []
         with contextlib.ExitStack() as stack:
             for sub, lock in self.KEEP:
-                if not (self.directory / sub).is_dir():
-                    continue  # nothing to carry: no lock taken (no lock file made)
+                here = self.directory / sub
+                if not here.is_dir() or here.is_symlink():
+                    continue
                 try:
                     stack.enter_context(file_lock(self.vault / lock,
-                                                  wait=min(self.wait, KEPT_WAIT),
-                                                  what="index"))
+                                                  wait=min(self.wait, KEPT_WAIT), what="index"))
                 except (VaultBusy, OSError):
                     continue
-                held.add(sub)
+                held.append(sub)
             yield held
-
-    def _carry_kept(self, tmp: Path, held: set[str]) -> None:
-        """Move the other indexes' folders (KEEP) whose lock is held from the live directory
-        into `tmp`."""
-        if not self.directory.is_dir() or self.directory.is_symlink():
-            return
-        for sub, _ in self.KEEP:
-            here = self.directory / sub
-            if sub in held and here.is_dir() and not here.is_symlink():
-                os.rename(here, tmp / sub)
 
     # -- locking ------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -532,12 +556,31 @@ def brief(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:160]}" if text else type(exc).__name__
 
 
-def _sweep(base: Path, name: str = "index") -> None:
-    """Remove directories left by rebuilds that died (only called under the index lock)."""
+def _remove_tree(vault: Path, rel: str) -> None:
+    """Delete the folder `rel` that remelink made (a link there is removed, never followed;
+    shutil.rmtree never follows the links inside)."""
     import shutil
+    import stat as st
 
-    if not base.is_dir():
+    path = vault / rel
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
         return
-    for entry in base.iterdir():
-        if entry.is_dir() and entry.name.startswith((f"{name}.new-", f"{name}.old-")):
-            shutil.rmtree(entry, ignore_errors=True)
+    if st.S_ISDIR(mode):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _sweep(vault: Path, name: str = "index") -> None:
+    """Remove folders left by rebuilds that died (only called under the index lock)."""
+    try:
+        with own.folder(vault, MARKER_DIR) as dfd:
+            names = os.listdir(dfd)
+    except (OSError, RemelinkError):
+        return
+    for entry in names:
+        if entry.startswith((f"{name}.new-", f"{name}.old-")):
+            _remove_tree(vault, f"{MARKER_DIR}/{entry}")

@@ -8,7 +8,6 @@ indexes stay open, and each call refreshes them incrementally.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -194,40 +193,24 @@ def _yaml_str(text: str) -> str:
 
 
 def write_new(vault: Path, folder: str, slug: str, content: str) -> str:
-    """Create `folder/slug.md` (or `slug-2.md`, ...) with `content`: atomically, never over an
-    existing file, never through a symlink. Returns the workspace path written."""
+    """Create `folder/slug.md` (or `slug-2.md`, ...) with `content`: never over an existing
+    file, never through a symlink, folders created as needed (the vault boundary's exclusive
+    create). Returns the workspace path written."""
     from remelink.errors import filesystem_error
-    from remelink.vault.boundary import check_write_path
-    from remelink.vault.fsio import _mkdirs, _mkstemp, fsync_dir
+    from remelink.vault import own
 
-    directory = vault / folder
-    check_write_path(vault, directory / f"{slug}.md", f"{folder}/{slug}.md")
-    try:
-        _mkdirs(vault, directory)
-        fd, tmp = _mkstemp(directory / f"{slug}.md")
+    for n in range(1, 1000):
+        rel = f"{folder}/{slug}.md" if n == 1 else f"{folder}/{slug}-{n}.md"
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            for n in range(1, 1000):
-                name = f"{slug}.md" if n == 1 else f"{slug}-{n}.md"
-                rel = f"{folder}/{name}"
-                check_write_path(vault, directory / name, rel)
-                try:
-                    os.link(tmp, directory / name)  # fails if the name exists: never overwrites
-                except FileExistsError:
-                    continue
-                fsync_dir(directory)
-                return rel
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    except RemelinkError:
-        raise
-    except OSError as exc:
-        refused = filesystem_error(exc, path=f"{folder}/{slug}.md", root=vault)
-        if refused is not None:
-            raise refused from None
-        raise
+            own.create(vault, rel, content)
+        except FileExistsError:
+            continue
+        except RemelinkError:
+            raise
+        except OSError as exc:
+            refused = filesystem_error(exc, path=rel, root=vault)
+            if refused is not None:
+                raise refused from None
+            raise
+        return rel
     raise UsageError(f"{folder}/ already holds 999 notes named {slug}*; choose another title")

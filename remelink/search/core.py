@@ -68,7 +68,7 @@ class PassageStore(IndexStore):
     def open_index(self) -> Any:
         from remelink.search import engine
 
-        return engine.open_index(self.directory)
+        return engine.open_index(self.vault, self.DIR)
 
     def stored_fingerprints(self, reader: Any) -> Iterator[tuple[str, str]]:
         for docnum in range(reader.doc_count_all()):
@@ -83,10 +83,10 @@ class PassageStore(IndexStore):
         for doc in cast(Any, result.doc).docs:
             writer.add_document(**doc)
 
-    def build(self, directory: Path, files: list[tuple[str, FileStat]]) -> Built:
+    def build(self, folder: str, files: list[tuple[str, FileStat]]) -> Built:
         from remelink.search import engine
 
-        return engine.build(directory, files, self.read, wait=self.wait)
+        return engine.build(self.vault, folder, files, self.read, wait=self.wait)
 
 
 @dataclass(frozen=True)

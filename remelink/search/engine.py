@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whoosh import index as windex
 from whoosh.analysis.acore import Token
 from whoosh.analysis.tokenizers import Tokenizer
 from whoosh.fields import ID, STORED, TEXT, Schema
@@ -103,28 +102,34 @@ def passage_text(title: str, description: str, heading: str, lines: str) -> str:
     return SEP.join(part.replace(SEP, " ") for part in (title, description, heading, lines))
 
 
-def create(directory: Path) -> Any:
-    directory.mkdir(parents=True, exist_ok=True)
-    return windex.create_in(str(directory), schema())
+def create(root: Path, rel: str) -> Any:
+    """A new index in the folder `root/rel` (created), through the vault boundary."""
+    from remelink.index.storage import SafeStorage
+
+    return SafeStorage(root, rel).create().create_index(schema())  # type: ignore[no-untyped-call]
 
 
-def open_index(directory: Path) -> Any:
-    ix = windex.open_dir(str(directory))
+def open_index(root: Path, rel: str) -> Any:
+    """Open and sanity-check the index in `root/rel`; any failure means 'rebuild it'."""
+    from remelink.index.storage import SafeStorage
+
+    ix = SafeStorage(root, rel).open_index()  # type: ignore[no-untyped-call]
     names = set(ix.schema.names())
     if names != SCHEMA_NAMES:
         raise ValueError(f"unexpected fields {sorted(names ^ SCHEMA_NAMES)}")
     return ix
 
 
-def build(directory: Path, files: Sequence[tuple[str, FileStat]], read: Any,
+def build(root: Path, folder: str, files: Sequence[tuple[str, FileStat]], read: Any,
           *, wait: float) -> Built:
-    """A complete index of `files` (read by `read(rel, stat)`) in the new `directory`, in one
-    process, through the node index's in-memory segment builder (one segment)."""
+    """A complete index of `files` (read by `read(rel, stat)`) in the new folder
+    `root/folder`, in one process, through the node index's in-memory segment builder (one
+    segment)."""
     from remelink.index import blocks
     from remelink.index.build import _gc_paused
     from remelink.index.segment import SegmentBuilder
 
-    ix = create(directory)
+    ix = create(root, folder)
     writer = node_engine.writer(ix, wait=wait)
     results: list[Indexed] = []
     documents = 0
