@@ -26,6 +26,7 @@ from remelink.config import Settings
 from remelink.errors import FileSystemError, ModelError, RemelinkError
 from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
+from remelink.notelinks import LazyNoteLinks
 from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
@@ -118,6 +119,12 @@ class IntegrationContext:
     # Guards the shared file list: a unit validating its staged node adds the node's path for
     # a moment, and a parallel unit must not see it (it is not on disk yet).
     files_lock: threading.RLock = field(default_factory=threading.RLock)
+    # Links between the raw notes (notelinks.py), scanned once on first use.
+    note_links: LazyNoteLinks | None = None
+
+    def __post_init__(self) -> None:
+        if self.note_links is None:
+            self.note_links = LazyNoteLinks(self.files, self.settings)
 
 
 def _hash(data: bytes) -> str:
@@ -184,6 +191,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         notices.append(f"{unit.revises.target}, which held what the edited note said before, "
                        "no longer exists; integrated as a new unit")
         unit = replace(unit, revises=None)
+    if ctx.note_links is not None:
+        # The notes that the unit's notes link (or are linked from): evidence of related nodes.
+        unit = ctx.note_links.annotate(unit)
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
     transcript = Transcript(messages=[])

@@ -167,8 +167,6 @@ class RunContext:
     retry_failed: bool = False
     max_units: int = 20
     state_lock: threading.RLock = field(default_factory=threading.RLock)
-    # Units to integrate this run, in order (filled by the extract step, or from the state).
-    modified: list[str] = field(default_factory=list)
 
     def rebind_model(self) -> None:
         """Give the model a fresh view of the index's term statistics.
