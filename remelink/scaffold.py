@@ -54,6 +54,7 @@ lint:
   # relation-field: error
   # frontmatter: error
   # unreadable: warning
+  # deleted-source: warning
   # Notes not checked (they stay link targets): globs, `**` across folders, `dir/` a folder.
   # exclude: [templates/, "**/*.excalidraw.md"]
 
@@ -106,6 +107,10 @@ class InitResult:
     root: Path
     created: tuple[str, ...]
     updated: tuple[str, ...] = ()  # e.g. ".remelink/.gitignore: added state.journal"
+    # The link resolution written into a new config.yaml, and why (vault/obsidian.py); None
+    # when the configuration existed already.
+    resolution: str | None = None
+    resolution_reason: str = ""
 
 
 def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
@@ -123,8 +128,15 @@ def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
             path.mkdir(parents=True, exist_ok=True)
             created.append(rel + "/")
     config = root / ".remelink" / "config.yaml"
+    detected = None
     if not config.exists():
+        from remelink.vault.obsidian import detect
+
+        detected = detect(root)
         text = CONFIG_TEMPLATE
+        if detected.resolution != "path":
+            text = text.replace("  resolution: path\n", f"  resolution: {detected.resolution}"
+                                f"  # detected: {detected.reason}\n")
         if (daily, resource, digest) != ("daily", "resource", "digest"):
             text = text.replace("  daily: daily", f"  daily: {daily}").replace(
                 "  resource: resource", f"  resource: {resource}").replace(
@@ -149,4 +161,6 @@ def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
                 sep = "" if not present or present.endswith("\n") else "\n"
                 atomic_write(gitignore, present + sep + "".join(f"{m}\n" for m in missing))
                 updated.append(".remelink/.gitignore: added " + ", ".join(missing))
-    return InitResult(root, tuple(created), tuple(updated))
+    return InitResult(root, tuple(created), tuple(updated),
+                      detected.resolution if detected else None,
+                      detected.reason if detected else "")

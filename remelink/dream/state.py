@@ -40,10 +40,11 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from remelink.dream.sketch import parse as parse_sketch
 from remelink.dream.untrusted import Kinds, audit_entries, problem_line, run_id_ok
 from remelink.errors import NoteError, StateError
 from remelink.units import Revision, Unit
@@ -86,6 +87,9 @@ class InputRecord:
     # (with `reason`); None: never judged, so never processed (SPEC §8).
     verdict: str | None = None
     reason: str | None = None
+    # The content sketch of `hash` (dream/sketch.py): how a renamed note with a small edit is
+    # recognised once this path is gone (SPEC §9.3). None: not computed yet.
+    sketch: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"hash": self.hash, "status": self.status, "units": self.units,
@@ -94,6 +98,8 @@ class InputRecord:
             data["verdict"] = self.verdict
             if self.reason:
                 data["reason"] = self.reason
+        if self.sketch is not None:
+            data["sketch"] = self.sketch
         if self.extract_hash is not None:
             data.update(extract_hash=self.extract_hash, extract_attempts=self.extract_attempts)
         return data
@@ -325,6 +331,56 @@ class State:
             dropped.append(uid)
         return dropped
 
+    def move_input(self, old: str, new: str) -> list[str]:
+        """A renamed note (SPEC §9.3): its record moves from `old` to `new`, and every unit
+        citing `old` cites `new` instead, under the id it would have had if it had been
+        extracted from `new` (so extracting `new` again finds its units known). Returns the
+        ids of the unit records changed (old and new ids, for the journal)."""
+        record = self.inputs.pop(old)
+        self.inputs[new] = record
+        renamed: dict[str, str] = {}
+        for uid, rec in list(self.units.items()):
+            if old not in rec.unit.paths:
+                continue
+            unit = replace(rec.unit, paths=tuple(new if p == old else p for p in rec.unit.paths),
+                           id="")
+            del self.units[uid]
+            if unit.id not in self.units:
+                self.units[unit.id] = replace(rec, unit=unit)
+            renamed[uid] = unit.id
+        for entry in self.inputs.values():
+            if any(u in renamed for u in entry.units):
+                entry.units = list(dict.fromkeys(renamed.get(u, u) for u in entry.units))
+        return [*renamed, *renamed.values()]
+
+    def forget_input(self, rel: str) -> tuple[list[str], list[str]]:
+        """A deleted note (SPEC §9.3): its record goes, with every unit no remaining note
+        gives. A unit not yet integrated that also cites a note still there is dropped, and
+        that note is extracted again (its units would otherwise cite a note that is gone).
+        Returns (unit ids dropped, input paths changed)."""
+        self.inputs.pop(rel, None)
+        again: list[str] = []
+        for rec in self.units.values():
+            if rel in rec.unit.paths and rec.status != "done":
+                for other in rec.unit.paths:
+                    known = self.inputs.get(other)
+                    if other != rel and known is not None and known.hash and other not in again:
+                        known.hash, known.status = "", "pending"
+                        again.append(other)
+        referenced = {u for rec in self.inputs.values() for u in rec.units}
+        dropped = [uid for uid, rec in self.units.items() if rel in rec.unit.paths
+                   and (rec.status != "done" or uid not in referenced)]
+        for uid in dropped:
+            del self.units[uid]
+        gone = set(dropped)
+        changed = list(again)
+        for other, record in self.inputs.items():
+            if gone.intersection(record.units):
+                record.units = [u for u in record.units if u not in gone]
+                if other not in changed:
+                    changed.append(other)
+        return dropped, changed
+
     def mark_committing(self, uid: str, target: str, digest: str, run: str,
                         created: bool) -> None:
         rec = self.units[uid]
@@ -417,7 +473,10 @@ def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
                        run=rec.get("run"),
                        extract_hash=str(extract_hash) if extract_hash is not None else None,
                        extract_attempts=int(rec.get("extract_attempts") or 0),
-                       verdict=verdict, reason=rec.get("reason"))
+                       verdict=verdict, reason=rec.get("reason"),
+                       # untrusted input: anything but a sketch is dropped (it only serves to
+                       # recognise an edited rename)
+                       sketch=rec.get("sketch") if parse_sketch(rec.get("sketch")) else None)
 
 
 def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
