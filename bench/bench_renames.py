@@ -4,21 +4,22 @@
 Two kinds of pairs, on notes nobody here wrote:
 - **different notes**: for every note, its most alike other note of the same collection (the
   nearest neighbour): what a deleted note and an unrelated new one can share at most; on the
-  til-simonw notes (one engineer, many notes on the same tools) and the LoCoMo sessions (the
-  same two speakers, the same chatty style, session after session);
+  til-simonw notes (one engineer, many notes on the same tools), the LoCoMo sessions (the same
+  two speakers, the same chatty style, session after session) and the realistic engineering
+  vaults of bench/realvault/ (standups, reviews and runbooks written to the same templates);
 - **the same note, edited**: each til-simonw note against an edited copy: one word replaced,
   one number changed, three typos, a line appended, a fifth more text appended, a paragraph
   removed, frontmatter added.
 
-The threshold is chosen on the tuning half of til-simonw (sha1 of the path, first hex digit
-0-7) and reported on the held-out half (8-f) and on LoCoMo, as the data splits of the team say.
+The threshold is chosen on the tuning side of each set (bench/splits.py: til-simonw by the
+SHA-1 of the path, LoCoMo conv-41..48, realvault dev/) and reported on the held-out side
+(til-simonw 8-f, LoCoMo conv-49 and 50, realvault heldout/).
 
     python bench/bench_renames.py
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import re
@@ -29,10 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import splits
 from bench._report import SHARED_DATA, write_section
 from remelink.dream import sketch
 
-TIL = SHARED_DATA / "til-simonw" / "notes"
+TIL = splits.TIL / "notes"
 LOCOMO = SHARED_DATA / "locomo-train" / "locomo-train.json"
 EDITS = ("one word", "one number", "three typos", "line appended", "a fifth appended",
          "paragraph removed", "frontmatter added")
@@ -53,7 +55,7 @@ def commit() -> str:
 
 
 def split_of(rel: str) -> str:
-    return "tune" if hashlib.sha1(rel.encode()).hexdigest()[0] in "01234567" else "report"
+    return "tune" if splits.til_side(rel) == splits.TUNING else "report"
 
 
 def edited(text: str, rng: random.Random, donor: str) -> dict[str, str]:
@@ -87,10 +89,12 @@ def nearest(texts: dict[str, str]) -> list[float]:
             for k in sketches]
 
 
-def locomo_sessions() -> dict[str, str]:
+def locomo_sessions(side: splits.Side) -> dict[str, str]:
     data = json.loads(LOCOMO.read_text(encoding="utf-8"))
     out = {}
     for conv in data:
+        if splits.locomo(conv["sample_id"]) != side:
+            continue
         for key, turns in conv["conversation"].items():
             if key.startswith("session_") and isinstance(turns, list):
                 out[f"{conv['sample_id']}/{key}"] = "\n".join(
@@ -118,20 +122,32 @@ def main() -> int:
             for kind, new in edited(text, rng, notes[rng.choice(keys)]).items():
                 rows[split].setdefault(kind, []).append(sketch.similarity(mine,
                                                                           sketch.hashes(new)))
-    locomo = nearest(locomo_sessions()) if LOCOMO.is_file() else []
+    locomo = {side: nearest(locomo_sessions(side)) if LOCOMO.is_file() else []
+              for side in (splits.TUNING, splits.HELD_OUT)}
+    real = {}
+    for side in (splits.TUNING, splits.HELD_OUT):
+        root = splits.realvault(side)
+        texts = {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+                 for p in sorted(root.glob("*/**/*.md")) if p.parts[len(root.parts)] in
+                 ("daily", "resource")} if root.is_dir() else {}
+        real[side] = nearest(texts) if len(texts) > 1 else []
     t = sketch.SAME_NOTE
 
     def share(xs: list[float]) -> str:
-        return f"{sum(1 for x in xs if x >= t)}/{len(xs)}"
+        return f"{sum(1 for x in xs if x >= t)}/{len(xs)}" if xs else "n/a"
+
+    def _max(xs: list[float]) -> str:
+        return f"{max(xs):.3f}" if xs else "n/a"
 
     lines = [
         "## Renamed notes: the same note, edited",
         "",
         "A note the checkpoint knows is gone and a new note shares at least `SAME_NOTE` = "
         f"{t} of its text (the sketch's estimated Jaccard similarity of word 3-shingles, "
-        "remelink/dream/sketch.py): it is that note, renamed and edited. Tuned on the til-simonw "
-        "tuning half (sha1 of the path, 0-7), reported on the held-out half (8-f) and on the "
-        "234 LoCoMo sessions.",
+        "remelink/dream/sketch.py): it is that note, renamed and edited. Sides as in "
+        "bench/splits.py: til-simonw by the SHA-1 of the path (tuning 0-7, held out 8-f), LoCoMo "
+        "(tuning conv-41..48, held out conv-49, 50), the realistic vaults (tuning dev/, held "
+        "out heldout/, their raw notes).",
         "",
         "| pairs | split | n | min | 1st pct | median | max | at or above the threshold |",
         "|---|---|---|---|---|---|---|---|",
@@ -145,9 +161,14 @@ def main() -> int:
     for split in ("tune", "report"):
         lines.append(row("different notes (nearest neighbour), til-simonw", split,
                          different[split]))
-    if locomo:
-        lines.append(row("different notes (nearest neighbour), LoCoMo sessions", "report",
-                         locomo))
+    for side, split in ((splits.TUNING, "tune"), (splits.HELD_OUT, "report")):
+        if locomo[side]:
+            lines.append(row("different notes (nearest neighbour), LoCoMo sessions", split,
+                             locomo[side]))
+    for side, split in ((splits.TUNING, "tune"), (splits.HELD_OUT, "report")):
+        if real[side]:
+            lines.append(row("different notes (nearest neighbour), realistic vault", split,
+                             real[side]))
     for kind in EDITS:
         for split in ("tune", "report"):
             if rows[split].get(kind):
@@ -158,10 +179,13 @@ def main() -> int:
         f"With the threshold at {t}: small edits (all kinds but a removed paragraph) recognised "
         f"{share(small['tune'])} (tune), {share(small['report'])} (held out); different notes "
         f"taken for the same {share(different['tune'])} (tune), {share(different['report'])} "
-        f"(held out)" + (f", {share(locomo)} (LoCoMo)" if locomo else "") + ". The largest "
-        f"similarity between different notes is {max(different['tune']):.3f} on the tuning "
-        f"half, {max(different['report']):.3f} held out"
-        + (f", {max(locomo):.3f} on LoCoMo" if locomo else "") + ". A removed paragraph can be "
+        f"(held out); LoCoMo {share(locomo[splits.TUNING])} / {share(locomo[splits.HELD_OUT])}, "
+        f"realistic vaults {share(real[splits.TUNING])} / {share(real[splits.HELD_OUT])} "
+        "(tuning / held out). The largest similarity between different notes is "
+        f"{max(different['tune']):.3f} on the til-simonw tuning half, "
+        f"{max(different['report']):.3f} held out; LoCoMo {_max(locomo[splits.TUNING])} / "
+        f"{_max(locomo[splits.HELD_OUT])}; realistic vaults {_max(real[splits.TUNING])} / "
+        f"{_max(real[splits.HELD_OUT])}. A removed paragraph can be "
         "most of a short note: below the threshold it is a deletion and a new note, which is "
         "what such a note has become. Why 0.5 and not the middle of the gap: the two mistakes "
         "do not cost the same. A different note taken for a renamed one moves citations to a "

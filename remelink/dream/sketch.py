@@ -11,10 +11,11 @@ Stored per input in the checkpoint (base64, at most 344 characters), computed fr
 the run reads anyway. `SAME_NOTE` is the similarity from which a new note is the gone note it
 most resembles, edited: measured on real notes nobody here wrote (bench/bench_renames.py,
 docs/benchmarks.md "Renamed notes"): different notes never shared more than 0.19 (til-simonw,
-either half; LoCoMo sessions 0.08), small edits (a word, a number, three typos, a line or a
-fifth more text, frontmatter) kept 0.59 and more. It sits nearer the edits than the different
-notes because taking a different note for a renamed one is the worse mistake (citations moved
-to a note that never said it); a missed rename is only a deletion and a new note.
+either half; LoCoMo sessions and the realistic vaults 0.08), small edits (a word, a number,
+three typos, a line or a fifth more text, frontmatter) kept 0.59 and more. It sits nearer the
+edits than the different notes because taking a different note for a renamed one is the worse
+mistake (citations moved to a note that never said it); a missed rename is only a deletion and
+a new note.
 """
 
 from __future__ import annotations
