@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from remelink.dream import citations as cite
 from remelink.dream import sketch
 from remelink.dream.run import status
+from remelink.dream.state import State
 from remelink.lint import lint_links
 from remelink.render import dream_text, status_text
 from remelink.vault import links as wl
@@ -332,3 +333,82 @@ def test_forgetting_a_note_drops_its_pending_units_and_extracts_their_other_note
     assert set(dropped) == {both.id, done.id} and changed == ["daily/b.md"]
     assert state.inputs["daily/b.md"].hash == "" and state.inputs["daily/b.md"].units == []
     assert state.units == {}
+
+
+NOTES = [f"daily/2026-06-0{i}/n{i}.md" for i in range(1, 6)]
+
+
+@st.composite
+def checkpoints(draw: st.DrawFn) -> tuple[State, str, str]:
+    """A state whose units cite some of five notes, with mixed statuses; a note that is in it,
+    and a new path."""
+    from remelink.dream.state import InputRecord
+    from remelink.units import Unit
+
+    state = State(Path("/nonexistent/.remelink/state.json"))
+    for k in range(draw(st.integers(1, 6))):
+        paths = tuple(draw(st.lists(st.sampled_from(NOTES), min_size=1, max_size=3,
+                                    unique=True)))
+        unit = Unit(name=f"unit {k}", bucket="wiki", summary=f"statement {k}", paths=paths)
+        state.add_units([unit], "r")
+        state.units[unit.id].status = draw(st.sampled_from(["pending", "done", "failed"]))
+    for note in NOTES:
+        state.inputs[note] = InputRecord(hash=f"h-{note}", status="processed",
+                                         units=[u for u, r in state.units.items()
+                                                if note in r.unit.paths])
+    old = draw(st.sampled_from(NOTES))
+    return state, old, "daily/2026-07-01/renamed.md"
+
+
+def _consistent(state: State) -> None:
+    from remelink.units import unit_id
+
+    for uid, rec in state.units.items():
+        assert uid == rec.unit.id == unit_id(rec.unit.name, rec.unit.bucket, rec.unit.paths,
+                                             rec.unit.summary, rec.unit.points)
+    for rel, record in state.inputs.items():
+        for uid in record.units:
+            assert uid in state.units and rel in state.units[uid].unit.paths
+
+
+@settings(max_examples=100, deadline=None)
+@given(checkpoints())
+def test_a_move_keeps_the_checkpoint_consistent(case: tuple[State, str, str]) -> None:
+    state, old, new = case
+    units_before = len(state.units)
+    record = state.inputs[old]
+    state.move_input(old, new)
+    assert old not in state.inputs and state.inputs[new] is record
+    assert all(old not in r.unit.paths for r in state.units.values())
+    assert len(state.units) == units_before
+    _consistent(state)
+
+
+@settings(max_examples=100, deadline=None)
+@given(checkpoints())
+def test_forgetting_keeps_the_checkpoint_consistent(case: tuple[State, str, str]) -> None:
+    state, old, _ = case
+    done_elsewhere = {u for u, r in state.units.items()
+                      if r.status == "done" and any(p != old for p in r.unit.paths)}
+    state.forget_input(old)
+    assert old not in state.inputs
+    # No unit still waiting for integration cites a note that is gone; a unit another note
+    # still gives stays.
+    assert all(old not in r.unit.paths or r.status == "done"
+               for r in state.units.values())
+    assert done_elsewhere <= set(state.units)
+    _consistent(state)
+
+
+def test_crafted_moves_in_a_run_record_are_dropped(dreamt: Path) -> None:
+    path = dreamt / ".remelink" / "state.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["runs"][-1]["deleted"] = [{"path": "../../etc/passwd", "nodes": []},
+                                   {"path": DASHBOARD, "nodes": ["digest/wiki/x.md"]}]
+    data["runs"][-1]["renamed"] = [{"from": RETRY, "to": RETRY_NEW, "similarity": "1e9",
+                                    "nodes": []}, "\x1b[31m"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    report = status(dreamt, settings_of(dreamt))
+    assert report.runs[-1]["deleted"] == [{"path": DASHBOARD, "nodes": ["digest/wiki/x.md"]}]
+    assert report.runs[-1]["renamed"] == []
+    status_text(report)  # renders

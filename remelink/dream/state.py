@@ -568,6 +568,7 @@ def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[s
     kept_runs = []
     for run in state.runs:
         if run_id_ok(run.get("id")):
+            problems += _clean_moves(run, source, kinds)
             kept_runs.append(run)
         else:
             problems.append(problem_line(source, "run id", run.get("id"), "is not a run id"))
@@ -581,3 +582,32 @@ def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[s
                                          "is not an existing digest node"))
     state.pending_tags = tags
     return problems
+
+
+def _clean_moves(run: dict[str, Any], source: str, kinds: Kinds) -> list[str]:
+    """The renamed and deleted notes a run records (shown by `remelink status`): each path must
+    be a raw note, each node a digest node path; anything else is dropped, one line each."""
+    problems: list[str] = []
+    for key, fields in (("renamed", ("from", "to")), ("deleted", ("path",))):
+        entries = run.get(key)
+        if entries is None:
+            continue
+        kept = []
+        for entry in entries if isinstance(entries, list) else [entries]:
+            nodes = entry.get("nodes") if isinstance(entry, dict) else None
+            bad = [entry] if not isinstance(entry, dict) or not isinstance(nodes, list) else \
+                [entry.get(f) for f in fields if not kinds.raw_note(entry.get(f))] + \
+                [n for n in nodes if not kinds.node_path(n)]
+            if not bad and key == "renamed" and not _similarity_ok(entry.get("similarity")):
+                bad = [entry.get("similarity")]
+            if bad:
+                problems.append(problem_line(source, f"run {run.get('id')} {key} entry", bad[0],
+                                             "is not a note path"))
+            else:
+                kept.append(entry)
+        run[key] = kept
+    return problems
+
+
+def _similarity_ok(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
