@@ -318,7 +318,8 @@ def test_a_checkpoint_without_sketches_gets_them(dreamt: Path) -> None:
 
 def test_forgetting_a_note_drops_its_pending_units_and_extracts_their_other_notes(
         tmp_path: Path) -> None:
-    from remelink.dream.state import InputRecord, State
+    from remelink.dream.records import InputRecord
+    from remelink.dream.state import State
     from remelink.units import Unit
 
     (tmp_path / ".remelink").mkdir()
@@ -342,7 +343,7 @@ NOTES = [f"daily/2026-06-0{i}/n{i}.md" for i in range(1, 6)]
 def checkpoints(draw: st.DrawFn) -> tuple[State, str, str]:
     """A state whose units cite some of five notes, with mixed statuses; a note that is in it,
     and a new path."""
-    from remelink.dream.state import InputRecord
+    from remelink.dream.records import InputRecord
     from remelink.units import Unit
 
     state = State(Path("/nonexistent/.remelink/state.json"))

@@ -27,8 +27,8 @@ from remelink.dream.batching import batches, estimate_tokens
 from remelink.dream.context import RunContext
 from remelink.dream.inputs import read_input, scan
 from remelink.dream.pages import PER_NOTE_CHARS, BatchResult, extract_batch
+from remelink.dream.records import InputRecord, sha256
 from remelink.dream.sketch import sketch
-from remelink.dream.state import InputRecord, sha256
 from remelink.errors import ModelError, NoteError, RemelinkError
 from remelink.vault import frontmatter
 from remelink.vault.boundary import FileBytes, vault_real

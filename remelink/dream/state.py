@@ -35,19 +35,25 @@ every note again (integration is additive, so nothing is lost, but work is repea
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from remelink.dream.sketch import parse as parse_sketch
+from remelink.dream.records import (
+    InputRecord,
+    UnitRecord,
+    input_record,
+    now,
+    render_json,
+    sha256,
+    unit_record,
+)
 from remelink.dream.untrusted import Kinds, audit_entries, problem_line, run_id_ok
 from remelink.errors import NoteError, StateError
-from remelink.units import Revision, Unit
+from remelink.units import Unit
 from remelink.vault.boundary import read_file, vault_real
 from remelink.vault.fsio import append, atomic_write, fsync_dir
 from remelink.vault.paths import disk_path
@@ -59,80 +65,6 @@ JOURNAL_PATH = ".remelink/state.journal"
 RUNS_DIR = ".remelink/runs"
 MAX_RUNS_KEPT = 30
 MAX_STATE_BYTES = 256 << 20  # read from .remelink/ at most (a crafted /dev/zero is refused)
-UNIT_STATUSES = ("pending", "committing", "done", "failed")
-INPUT_STATUSES = ("pending", "processed", "failed", "invalid")
-VERDICTS = ("units", "nothing")
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-@dataclass
-class InputRecord:
-    hash: str  # of the content last extracted ("" when no extraction has succeeded yet)
-    status: str = "pending"  # pending | processed | failed | invalid
-    units: list[str] = field(default_factory=list)
-    error: str | None = None
-    run: str | None = None
-    # The last extraction of this input failed: the content it failed on, how many times in a
-    # row, and why. Cleared when an extraction succeeds; an edit starts the count again.
-    extract_hash: str | None = None
-    extract_attempts: int = 0
-    # The verdict of the extraction of `hash`: "units" (some unit cites the note) or "nothing"
-    # (with `reason`); None: never judged, so never processed (SPEC §8).
-    verdict: str | None = None
-    reason: str | None = None
-    # The content sketch of `hash` (dream/sketch.py): how a renamed note with a small edit is
-    # recognised once this path is gone (SPEC §9.3). None: not computed yet.
-    sketch: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"hash": self.hash, "status": self.status, "units": self.units,
-                                "error": self.error, "run": self.run}
-        if self.verdict is not None:
-            data["verdict"] = self.verdict
-            if self.reason:
-                data["reason"] = self.reason
-        if self.sketch is not None:
-            data["sketch"] = self.sketch
-        if self.extract_hash is not None:
-            data.update(extract_hash=self.extract_hash, extract_attempts=self.extract_attempts)
-        return data
-
-    def extraction_failed(self, digest: str, error: str, run: str, *, fresh: bool) -> None:
-        """Record a failed extraction of the content `digest` (`fresh`: count from one)."""
-        same = self.extract_hash == digest and not fresh
-        self.extract_attempts = self.extract_attempts + 1 if same else 1
-        self.extract_hash, self.error, self.run, self.status = digest, error, run, "failed"
-
-    def gave_up_extracting(self, digest: str, max_attempts: int) -> bool:
-        return self.extract_hash == digest and self.extract_attempts >= max_attempts
-
-
-@dataclass
-class UnitRecord:
-    unit: Unit
-    status: str = "pending"  # pending | committing | done | failed
-    attempts: int = 0
-    error: str | None = None
-    action: str | None = None
-    target: str | None = None
-    commit_hash: str | None = None
-    run: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data = self.unit.as_dict()
-        data.update({"status": self.status, "attempts": self.attempts, "error": self.error,
-                     "action": self.action, "target": self.target,
-                     "commit_hash": self.commit_hash, "run": self.run})
-        return data
-
-
 @dataclass(frozen=True)
 class Recovery:
     """One unit settled by `recover()`."""
@@ -186,9 +118,9 @@ class State:
         state = cls(path)
         try:
             for rel, rec in (data.get("inputs") or {}).items():
-                state.inputs[rel] = _input_record(rel, rec)
+                state.inputs[rel] = input_record(rel, rec)
             for uid, rec in (data.get("units") or {}).items():
-                state.units[uid] = _unit_record(uid, rec)
+                state.units[uid] = unit_record(uid, rec)
             state.runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
             state.pending_tags = [str(p) for p in data.get("pending_tags") or []]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -233,12 +165,12 @@ class State:
                     if rec is None:
                         self.units.pop(str(key), None)
                     else:
-                        self.units[str(key)] = _unit_record(str(key), rec)
+                        self.units[str(key)] = unit_record(str(key), rec)
                 elif kind == "input":
                     if rec is None:
                         self.inputs.pop(str(key), None)
                     else:
-                        self.inputs[str(key)] = _input_record(str(key), rec)
+                        self.inputs[str(key)] = input_record(str(key), rec)
                 elif kind == "meta":
                     self.runs = [r for r in rec.get("runs") or [] if isinstance(r, dict)]
                     self.pending_tags = [str(p) for p in rec.get("pending_tags") or []]
@@ -458,58 +390,6 @@ class State:
         if all(u.status == "done" for u in statuses):
             return "processed"
         return "pending"
-
-
-def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
-    status = str(rec.get("status", "pending"))
-    if status not in INPUT_STATUSES:
-        raise ValueError(f"input {rel}: unknown status {status!r}")
-    extract_hash = rec.get("extract_hash")
-    verdict = rec.get("verdict")
-    if verdict is not None and verdict not in VERDICTS:
-        raise ValueError(f"input {rel}: unknown verdict {verdict!r}")
-    return InputRecord(hash=str(rec["hash"]), status=status,
-                       units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
-                       run=rec.get("run"),
-                       extract_hash=str(extract_hash) if extract_hash is not None else None,
-                       extract_attempts=int(rec.get("extract_attempts") or 0),
-                       verdict=verdict, reason=rec.get("reason"),
-                       # untrusted input: anything but a sketch is dropped (it only serves to
-                       # recognise an edited rename)
-                       sketch=rec.get("sketch") if parse_sketch(rec.get("sketch")) else None)
-
-
-def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
-    status = str(rec.get("status", "pending"))
-    if status not in UNIT_STATUSES:
-        raise ValueError(f"unit {uid}: unknown status {status!r}")
-    unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]), summary=str(rec["summary"]),
-                paths=tuple(rec["paths"]), id=uid, points=tuple(rec.get("points") or ()),
-                kind=str(rec.get("kind") or ""), revises=Revision.from_dict(rec.get("revises")))
-    return UnitRecord(unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
-                      error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
-                      commit_hash=rec.get("commit_hash"), run=rec.get("run"))
-
-
-def render_json(data: dict[str, Any]) -> str:
-    """The state as JSON with one record per line: readable and diffable like an indented
-    file, but encoded by json's C encoder (an indented dump runs the pure-Python encoder,
-    which made saving the state of a 1,000-unit run cost more than integrating it)."""
-
-    def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, dict) and value:
-            body = ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items())
-            parts.append(f" {dumps(key)}: {{\n{body}\n }}")
-        elif isinstance(value, list) and value:
-            body = ",\n".join(f"  {dumps(v)}" for v in value)
-            parts.append(f" {dumps(key)}: [\n{body}\n ]")
-        else:
-            parts.append(f" {dumps(key)}: {dumps(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def _read_state_file(vault: Path, path: Path, rel: str) -> bytes:
