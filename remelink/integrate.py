@@ -26,11 +26,11 @@ from remelink.config import Settings
 from remelink.errors import FileSystemError, ModelError, RemelinkError
 from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
+from remelink.notelinks import LazyNoteLinks
 from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
-from remelink.vault.boundary import read_file
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import replace_if
 from remelink.vault.notes import Note
 from remelink.vault.paths import resolve_inside
 from remelink.vault.resolve import VaultFiles
@@ -119,6 +119,12 @@ class IntegrationContext:
     # Guards the shared file list: a unit validating its staged node adds the node's path for
     # a moment, and a parallel unit must not see it (it is not on disk yet).
     files_lock: threading.RLock = field(default_factory=threading.RLock)
+    # Links between the raw notes (notelinks.py), scanned once on first use.
+    note_links: LazyNoteLinks | None = None
+
+    def __post_init__(self) -> None:
+        if self.note_links is None:
+            self.note_links = LazyNoteLinks(self.files, self.settings)
 
 
 def _hash(data: bytes) -> str:
@@ -185,6 +191,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         notices.append(f"{unit.revises.target}, which held what the edited note said before, "
                        "no longer exists; integrated as a new unit")
         unit = replace(unit, revises=None)
+    if ctx.note_links is not None:
+        # The notes that the unit's notes link (or are linked from): evidence of related nodes.
+        unit = ctx.note_links.annotate(unit)
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
     transcript = Transcript(messages=[])
@@ -315,25 +324,24 @@ class _RawNotes:
 
 def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
             data: bytes) -> tuple[str, ...]:
-    """Write the accepted node: check nobody changed it meanwhile, run the write-ahead hook,
-    replace atomically, then refresh the file list and the node index. Returns warnings."""
+    """Write the accepted node: run the write-ahead hook (the journal is fsynced first), then
+    compare-and-swap: the node is replaced only if it is still byte for byte what the unit read
+    (the compare happens right before the atomic rename, `own.replace_if`), so a person's edit
+    saved while the model worked is never overwritten: the unit fails, changes nothing, and is
+    retried on the new content. Then refresh the file list and the node index. Returns
+    warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
     # must not redirect the write.
     path = resolve_inside(ctx.vault, target, follow_symlinks=False)  # its on-disk spelling
     root = ctx.vault.resolve()
     with ctx.commit_lock:
-        try:
-            on_disk = read_file(path, root_real=str(root), limit=ctx.settings.max_note_bytes,
-                                rel=target).data
-        except FileNotFoundError:
-            on_disk = None
         expected = ws.original.render() if ws.original is not None else None
-        if on_disk != expected:
-            raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
-                                "the unit will be retried", path=target)
         if ctx.on_commit is not None:
             ctx.on_commit(unit, target, _hash(data))
-        atomic_write(path, data, root=root, rel=target)
+        if not replace_if(path, data, expected, root=root, rel=target):
+            raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
+                                "nothing was written, and the unit will be retried on the new "
+                                "content", path=target)
         with ctx.files_lock:
             ctx.files.add(target)
     try:

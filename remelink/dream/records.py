@@ -1,6 +1,6 @@
 """The records of the checkpoint (SPEC §9.3): one per input note, one per unit, as state.json
 holds them, and the JSON writer of the whole state. Values only: `state.State` loads, changes
-and saves them."""
+and saves them. Everything read is untrusted input (dream/untrusted.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from remelink.dream.sketch import parse as parse_sketch
+from remelink.dream.untrusted import count, texts
+from remelink.dream.untrusted import text as _text
 from remelink.units import Revision, Unit
 
 UNIT_STATUSES = ("pending", "committing", "done", "failed")
@@ -95,12 +97,15 @@ def input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
     verdict = rec.get("verdict")
     if verdict is not None and verdict not in VERDICTS:
         raise ValueError(f"input {rel}: unknown verdict {verdict!r}")
-    return InputRecord(hash=str(rec["hash"]), status=status,
-                       units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
-                       run=rec.get("run"),
-                       extract_hash=str(extract_hash) if extract_hash is not None else None,
-                       extract_attempts=int(rec.get("extract_attempts") or 0),
-                       verdict=verdict, reason=rec.get("reason"),
+    where = f"input {rel}:"
+    return InputRecord(hash=_text(rec["hash"], f"{where} hash") or "", status=status,
+                       units=texts(rec.get("units"), f"{where} units"),
+                       error=_text(rec.get("error"), f"{where} error"),
+                       run=_text(rec.get("run"), f"{where} run"),
+                       extract_hash=_text(extract_hash, f"{where} extract_hash"),
+                       extract_attempts=count(rec.get("extract_attempts"),
+                                              f"{where} extract_attempts"),
+                       verdict=verdict, reason=_text(rec.get("reason"), f"{where} reason"),
                        # untrusted input: anything but a sketch is dropped (it only serves to
                        # recognise an edited rename)
                        sketch=rec.get("sketch") if parse_sketch(rec.get("sketch")) else None)
@@ -110,12 +115,18 @@ def unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
     status = str(rec.get("status", "pending"))
     if status not in UNIT_STATUSES:
         raise ValueError(f"unit {uid}: unknown status {status!r}")
+    where = f"unit {uid}:"
     unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]), summary=str(rec["summary"]),
-                paths=tuple(rec["paths"]), id=uid, points=tuple(rec.get("points") or ()),
+                paths=tuple(texts(rec["paths"], f"{where} paths")), id=uid,
+                points=tuple(texts(rec.get("points"), f"{where} points")),
                 kind=str(rec.get("kind") or ""), revises=Revision.from_dict(rec.get("revises")))
-    return UnitRecord(unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
-                      error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
-                      commit_hash=rec.get("commit_hash"), run=rec.get("run"))
+    return UnitRecord(unit=unit, status=status,
+                      attempts=count(rec.get("attempts"), f"{where} attempts"),
+                      error=_text(rec.get("error"), f"{where} error"),
+                      action=_text(rec.get("action"), f"{where} action"),
+                      target=_text(rec.get("target"), f"{where} target"),
+                      commit_hash=_text(rec.get("commit_hash"), f"{where} commit_hash"),
+                      run=_text(rec.get("run"), f"{where} run"))
 
 
 def render_json(data: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from remelink.decoding import json_loads
 from remelink.errors import RemelinkError
 from remelink.models.base import ToolCall, ToolSpec, tool_spec
 
@@ -151,7 +152,7 @@ class ToolBox:
                                f"Error: arguments nest more than {MAX_ARGUMENT_DEPTH} levels "
                                "deep; send flat values (strings, numbers, short lists)")
         try:
-            data = json.loads(raw) if raw.strip() else {}
+            data = json_loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as exc:
             return ToolOutcome(call.name, None,
                                f"Error: arguments are not valid JSON ({exc.msg} at character "
