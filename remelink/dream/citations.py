@@ -9,9 +9,9 @@ link that now resolves to another note cites nothing gone.
 Both edits go through the guards before they are written: a relink changes link targets and
 nothing else (every line the same once the targets are mapped, the same edges), a mark only
 inserts lines (`guards.conservation_problems`), and neither adds a lint error. A node is
-written with compare-and-swap: read, edit, read again, and replace atomically only when the
-bytes on disk are still the ones edited (a person saving the node meanwhile wins; the run
-says so and the next run tries again).
+written with the compare-and-swap of every node write (`fsio.replace_if`): replaced atomically
+only when its bytes are still the ones edited (a person saving the node meanwhile wins; the
+run says so and the next run tries again).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from remelink.dream.inputs import walk_notes
 from remelink.errors import NoteError, RemelinkError
 from remelink.vault import links as wl
 from remelink.vault.boundary import read_file, vault_real
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import replace_if
 from remelink.vault.marks import deleted_marks, mark_line
 from remelink.vault.notes import Note, decode
 from remelink.vault.paths import BUCKETS, disk_path, nfc
@@ -233,16 +233,10 @@ def mark(citing: Citing, paths: Collection[str], date: str, lang: str) -> Note:
 # -- writing -----------------------------------------------------------------------------------
 
 def write_if_unchanged(vault: Path, settings: Settings, citing: Citing, new: Note) -> None:
-    """Replace the node atomically, only if its bytes are still the ones read (compare and
-    swap); EditRefused otherwise."""
-    path = disk_path(vault, citing.path)
-    try:
-        got = read_file(path, root_real=vault_real(vault), limit=settings.max_note_bytes,
-                        rel=citing.path)
-    except OSError as exc:
-        raise EditRefused(f"cannot read it again before writing: {exc.strerror or exc}",
-                          path=citing.path) from None
-    if got.data != citing.data:
+    """Replace the node only if its bytes are still the ones read: the compare-and-swap of
+    node writes (`fsio.replace_if`: the compare right before the atomic rename, never through
+    a symlink); EditRefused otherwise."""
+    if not replace_if(disk_path(vault, citing.path), new.render(), citing.data, root=vault,
+                      rel=citing.path):
         raise EditRefused("it changed on disk while it was being edited; the next run tries "
                           "again", path=citing.path)
-    atomic_write(path, new.render(), root=vault, rel=citing.path)
