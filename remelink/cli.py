@@ -137,6 +137,9 @@ def init_cmd(
             typer.echo(f"created {rel}")
         for change in result.updated:
             typer.echo(f"updated {change}")
+        if result.resolution == "obsidian":
+            typer.echo(f"links are resolved the Obsidian way ({result.resolution_reason}): "
+                       "links.resolution: obsidian")
     else:
         typer.echo(f"{result.root} is already a remelink vault; nothing to create")
     return 0
@@ -367,20 +370,25 @@ def dream_run_cmd(
     Progress goes to stderr (bars on a terminal, plain lines under cron); stdout carries only
     the summary, or with --json one JSON document. Exit 0 when all went well, 1 when a note or
     a unit failed, 2 on a usage or configuration error, 3 when the vault is busy."""
-    from remelink.dream.run import DreamOptions, run_dream
+    from remelink.dream.run import DreamOptions, run_dream, set_up
     from remelink.models import make_model
     from remelink.progress import make_reporter
     from remelink.render import dream_json, dream_text
 
     reporter: Any = None
+    overrides = {"model": model} if model else None
     try:
-        root, settings = _open_vault(vault, overrides={"model": model} if model else None)
+        root, settings = _open_vault(vault, overrides=overrides)
+        setup = set_up(root, settings, dry_run=dry_run)
+        if setup:  # the first run wrote the configuration: run with it
+            root, settings = _open_vault(vault, overrides=overrides)
         options = DreamOptions(date=date, scan_days=scan_days, max_units=max_units, hint=hint,
                                dry_run=dry_run, wait=wait, retry_failed=retry_failed, today=today)
         engine = make_model(settings, vault=root)
         reporter = make_reporter(quiet or (json_out and not sys.stderr.isatty()))
         report = run_dream(root, settings, engine, options, reporter=reporter)
         report.warnings += _notices(engine)
+        report.setup = setup
     finally:
         close = getattr(reporter, "close", None)
         if callable(close):

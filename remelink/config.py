@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from remelink.errors import ConfigError
+from remelink.vault.paths import OBSIDIAN_DIR
 
 CONFIG_FILE = ".remelink/config.yaml"
 LEVELS = ("error", "warning", "off")
@@ -30,6 +31,7 @@ PROBLEM_CODES = {
     "frontmatter": "error",
     "orphan-node": "off",
     "unreadable": "warning",
+    "deleted-source": "warning",
 }
 DEFAULT_STEPS = ("dream_extract_step", "dream_integrate_step", "dream_finish_step", "auto_tag_step")
 
@@ -465,10 +467,18 @@ def _read_config(vault: Path) -> bytes | None:
         raise ConfigError(f"cannot read config: {reason}", path=CONFIG_FILE) from None
 
 
+def default_resolution(vault: Path) -> str:
+    """`obsidian` when the vault holds Obsidian's `.obsidian/` folder, else `path`. One stat:
+    every command loads the settings, the pre-commit hook too."""
+    return "obsidian" if os.path.isdir(vault / OBSIDIAN_DIR) else "path"
+
+
 def load_settings(vault: Path, env: Mapping[str, str] | None = None,
                   overrides: Mapping[str, Any] | None = None) -> Settings:
-    """Settings for `vault`: defaults, then config.yaml, then environment, then flags."""
-    settings = Settings()
+    """Settings for `vault`: defaults, then config.yaml, then environment, then flags. The
+    default link resolution is the vault's own: `obsidian` in a vault Obsidian made (it holds
+    `.obsidian/`), else `path` (SPEC §3.2; any layer that sets `links.resolution` wins)."""
+    settings = Settings(resolution=default_resolution(vault))
     raw = _read_config(vault)
     if raw is not None:
         import yaml

@@ -454,3 +454,10 @@ def _split_errors(files: VaultFiles, settings: Settings, note: Note, original: N
         else:
             new.append(p)
     return new, kept
+
+
+def new_errors(files: VaultFiles, settings: Settings, note: Note, original: Note) -> list[str]:
+    """The lint errors `note` has that `original` did not, one item each: what an edit made
+    outside a unit (a relinked or marked citation, dream/citations.py) may not add."""
+    new, _ = _split_errors(files, settings, note, original)
+    return [_show(p, note) for p in new]

@@ -47,7 +47,8 @@ def dream_json(report: RunReport, seconds: float, *, leftover: int = 0) -> str:
         "checkpointed": report.checkpointed, "tags": report.tags,
         "topics": {"path": report.topics_path, "titles": report.topics},
         "recovered": report.recovered, "warnings": report.warnings,
-        "unstated": report.unstated,
+        "unstated": report.unstated, "renamed": report.renamed, "deleted": report.deleted,
+        "setup": report.setup,
     }
     if report.dry_run:
         data["diffs"] = report.diffs
@@ -61,6 +62,9 @@ def dream_json(report: RunReport, seconds: float, *, leftover: int = 0) -> str:
 def dream_text(report: RunReport, seconds: float) -> str:
     c = report.counts()
     lines = []
+    if report.setup:
+        lines.append("set up the vault as `remelink init` does (first run): created "
+                     + ", ".join(report.setup))
     head = "dream run (dry run: nothing written)" if report.dry_run else "dream run"
     window = f" for {report.window[0]}..{report.window[-1]}" if report.window else ""
     lines.append(f"{head}{window}: {_plural(c['files_scanned'], 'note')} scanned, "
@@ -104,6 +108,7 @@ def dream_text(report: RunReport, seconds: float) -> str:
     if report.unstated:
         lines.append("no longer stated by their edited notes (the digest keeps them):")
         lines += [f"  {u['path']}: {u['name']!r} in {u['target']}" for u in report.unstated]
+    lines += moves_text(report.renamed, report.deleted)
     if report.recovered:
         lines.append("recovered from an interrupted run:")
         lines += [f"  {r}" for r in report.recovered]
@@ -128,6 +133,26 @@ def dream_text(report: RunReport, seconds: float) -> str:
     return text
 
 
+def moves_text(renamed: Sequence[dict[str, Any]], deleted: Sequence[dict[str, Any]],
+               *, indent: str = "  ") -> list[str]:
+    """Processed notes that are gone (SPEC §9.3): what became of them and of their citations."""
+    lines = []
+    if renamed:
+        lines.append("renamed (the citations follow the note):")
+        for r in renamed:
+            how = "" if r.get("similarity", 1.0) >= 1.0 else \
+                f", edited ({r['similarity']:.0%} of its text kept): extracted as an edit"
+            cited = f"{_plural(len(r['nodes']), 'node')} relinked" if r["nodes"] else \
+                "cited by no node"
+            lines.append(f"{indent}{r['from']} -> {r['to']} ({cited}{how})")
+    if deleted:
+        lines.append("deleted (the citations stay, marked as history):")
+        for d in deleted:
+            cited = f"cited by {', '.join(d['nodes'])}" if d["nodes"] else "cited by no node"
+            lines.append(f"{indent}{d['path']}: {cited}")
+    return lines
+
+
 def status_json(report: StatusReport, seconds: float = 0.0) -> str:
     return envelope(
         "status", ok=report.ok, seconds=seconds,
@@ -135,7 +160,7 @@ def status_json(report: StatusReport, seconds: float = 0.0) -> str:
                 "pending_tags": report.pending_tags},
         data={"checkpoint": report.exists, "failed": report.failed, "invalid": report.invalid,
               "unextracted": report.unextracted, "pending": report.pending,
-              "notes": report.notes, "runs": report.runs},
+              "notes": report.notes, "gone": report.gone, "runs": report.runs},
         errors=[f"unit {f['name']!r}: {f['error']}" for f in report.failed]
         + [f"{i['path']}: {i['error']}" for i in report.invalid]
         + [f"{i['path']}: {i['error']}" for i in report.unextracted])
@@ -189,6 +214,12 @@ def status_text(report: StatusReport) -> str:
     if report.invalid:
         lines.append(f"invalid notes ({len(report.invalid)}):")
         lines += [f"  {i['path']}: {i['error']}" for i in report.invalid]
+    if report.gone:
+        lines.append(f"gone since they were processed ({len(report.gone)}): the next run finds "
+                     "them renamed (the citations follow) or deleted (the citations are marked)")
+        for g in report.gone:
+            cited = f"cited by {', '.join(g['nodes'])}" if g["nodes"] else "cited by no node"
+            lines.append(f"  {g['path']}: {cited}")
     if report.runs:
         lines.append("last runs:")
         for r in report.runs:
@@ -207,6 +238,8 @@ def status_text(report: StatusReport) -> str:
                           + f" / {counts.get('tokens_out', 0)} out")
             lines.append(f"  {r.get('id')}: {state}, {counts.get('units_integrated', 0)} "
                          f"integrated, {counts.get('units_failed', 0)} failed{tokens}")
+            lines += moves_text(r.get("renamed") or [], r.get("deleted") or [],
+                                indent="      ")
     return "\n".join(lines) + "\n"
 
 
@@ -253,7 +286,7 @@ def search_json(hits: Sequence[Hit], seconds: float) -> str:
 def init_json(result: InitResult, seconds: float) -> str:
     return envelope("init", ok=True, seconds=seconds, counts={"created": len(result.created)},
                     data={"root": str(result.root), "created": list(result.created),
-                          "updated": list(result.updated)},
+                          "updated": list(result.updated), "resolution": result.resolution},
                     errors=[])
 
 

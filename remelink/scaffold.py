@@ -6,11 +6,15 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from remelink.errors import FileSystemError, RemelinkError, UsageError
 from remelink.vault import own
 from remelink.vault.own import check_marker
 from remelink.vault.paths import BUCKETS, MARKER_DIR
+
+if TYPE_CHECKING:
+    from remelink.vault.obsidian import Detected
 
 CONFIG_TEMPLATE = """\
 # remelink configuration. Every key is optional; the values shown are the defaults.
@@ -57,6 +61,7 @@ lint:
   # relation-field: error
   # frontmatter: error
   # unreadable: warning
+  # deleted-source: warning
   # Notes not checked (they stay link targets): globs, `**` across folders, `dir/` a folder.
   # exclude: [templates/, "**/*.excalidraw.md"]
 
@@ -118,6 +123,10 @@ class InitResult:
     root: Path
     created: tuple[str, ...]
     updated: tuple[str, ...] = ()  # e.g. ".remelink/.gitignore: added state.journal"
+    # The link resolution written into a new config.yaml, and why (vault/obsidian.py); None
+    # when the configuration existed already.
+    resolution: str | None = None
+    resolution_reason: str = ""
 
 
 def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
@@ -158,8 +167,15 @@ def _init(root: Path, daily: str, resource: str, digest: str) -> InitResult:
         except own.Unsafe as exc:
             raise own.refusal(exc) from None
     config = f"{MARKER_DIR}/config.yaml"
+    detected = None
     if not os.path.lexists(root / config):
+        from remelink.vault.obsidian import detect
+
+        detected = detect(root)
         text = CONFIG_TEMPLATE
+        if detected.resolution != "path":
+            text = text.replace("  resolution: path\n", f"  resolution: {detected.resolution}"
+                                f"  # detected: {detected.reason}\n")
         if (daily, resource, digest) != ("daily", "resource", "digest"):
             text = text.replace("  daily: daily", f"  daily: {daily}").replace(
                 "  resource: resource", f"  resource: {resource}").replace(
@@ -174,7 +190,7 @@ def _init(root: Path, daily: str, resource: str, digest: str) -> InitResult:
         with contextlib.suppress(FileExistsError):
             own.create(root, gitignore, GITIGNORE)
             created.append(gitignore)
-        return InitResult(root, tuple(created), tuple(updated))
+        return _result(root, created, updated, detected)
     except UnicodeDecodeError:
         present = None  # not ours to fix: left as it is
     if present is not None:
@@ -186,4 +202,11 @@ def _init(root: Path, daily: str, resource: str, digest: str) -> InitResult:
             sep = "" if not present or present.endswith("\n") else "\n"
             own.write(root, gitignore, present + sep + "".join(f"{m}\n" for m in missing))
             updated.append(f"{gitignore}: added " + ", ".join(missing))
-    return InitResult(root, tuple(created), tuple(updated))
+    return _result(root, created, updated, detected)
+
+
+def _result(root: Path, created: list[str], updated: list[str],
+            detected: Detected | None) -> InitResult:
+    return InitResult(root, tuple(created), tuple(updated),
+                      detected.resolution if detected else None,
+                      detected.reason if detected else "")

@@ -39,7 +39,8 @@ def test_whole_vault(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out.splitlines() == [
         "daily/a.md:1:16: error broken-link [[daily/missing.md]]: target does not exist",
         "daily/a.md:1:37: error broken-link [[b]]: target does not exist (did you mean "
-        "daily/b.md?)",
+        "daily/b.md? it resolves there with links.resolution: obsidian, for a vault written in "
+        "Obsidian)",
         "daily/c.md:1:1: error missing-anchor [[daily/b.md#Gone]]: heading 'Gone' not found in "
         "daily/b.md",
     ]

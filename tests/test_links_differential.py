@@ -283,6 +283,7 @@ def test_markdown_it_block_quirks(text: str) -> None:
 @given(document())
 @example("> ```\n[[lazy]]\n")  # a fence inside a quote ends with the quote
 @example("- ```\n[[after]]\n")  # ... and inside a list item, with the item
+@example("[[ word `[[a]] word` ]]\n")  # a code span inside the brackets wins: no link
 @example("-     [[wide]]\n")  # five spaces after a marker: indented code inside the item
 @example("```\n    ```\n[[still-code]]\n```\n")  # a closing fence is indented < 4
 @example("<!-->\n[[after-empty-comment]]\n")  # `<!-->` is a whole comment

@@ -1,14 +1,17 @@
 """The README's pre-commit snippets, run by the real `pre-commit` (4.7.0) in a temporary git vault,
-offline: a `git mv` or `git rm` of a cited note fails the commit that breaks the link.
+offline, from a shell whose PATH does not hold the environment remelink is installed in: a
+`git mv` or `git rm` of a cited note fails the commit that breaks the link.
 
-- `repo: local` with `language: system` (remelink installed): in the default suite.
-- The remote snippet (`language: python`), pointed at a local copy of this repository, pinned
-  by `pre-commit autoupdate` as the README says. pre-commit builds a virtual environment and
-  `pip install`s the hook repository, whose build needs setuptools from an index: here a
-  wheelhouse built from what is installed (setuptools from virtualenv's bundled wheels, the
-  runtime dependencies repacked from site-packages), with PIP_NO_INDEX and pip's own
-  configuration switched off, inside a network namespace without network when the machine
-  allows one. Marked slow (about 40 s on this shared 2-core machine).
+- `repo: local` with `language: system` and the console script's absolute path (no activated
+  environment needed): in the default suite.
+- The remote snippet (`language: python`), pointed at a local copy of this repository that
+  carries the release tag the README names (`v<version>`, the convention of the project's
+  release tags). pre-commit builds a virtual environment and `pip install`s the hook
+  repository, whose build needs setuptools from an index: here a wheelhouse built from what
+  is installed (setuptools from virtualenv's bundled wheels, the runtime dependencies repacked
+  from site-packages), with PIP_NO_INDEX and pip's own configuration switched off, inside a
+  network namespace without network when the machine allows one. Marked slow (about 40 s on
+  this shared 2-core machine).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from remelink import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -54,9 +59,14 @@ def readme_snippet(marker: str) -> str:
 
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A shell without the environment: nothing on PATH holds remelink's console scripts (or
+    pre-commit, called by its path), and no VIRTUAL_ENV."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PIP_", "PRE_COMMIT", "GIT_", "VIRTUALENV_"))}
-    env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+           if not k.startswith(("PIP_", "PRE_COMMIT", "GIT_", "VIRTUALENV_", "VIRTUAL_ENV"))}
+    path = [d for d in env.get("PATH", "").split(os.pathsep)
+            if d and not (Path(d) / "remelink-lint-links").exists()
+            and Path(d).resolve() != BIN.resolve()]
+    env.update(PATH=os.pathsep.join(path) or os.defpath,
                PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), HOME=str(tmp_path / "home"),
                GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org", **extra)
@@ -132,9 +142,16 @@ def check_commits(vault: Path, env: dict[str, str], prefix: tuple[str, ...] = ()
     assert sh(["git", "status", "--porcelain"], vault, env).stdout == ""
 
 
+INSTALLED = "/home/me/.venv/bin/"  # where the README's local hook says remelink is installed
+
+
 def test_the_local_system_hook_catches_renames_and_deletions(tmp_path: Path) -> None:
     env = clean_env(tmp_path)
-    vault = make_vault(tmp_path, env, readme_snippet("repo: local"))
+    assert shutil.which("remelink-lint-links", path=env["PATH"]) is None
+    assert shutil.which("remelink", path=env["PATH"]) is None
+    snippet = readme_snippet("repo: local")
+    assert f"entry: {INSTALLED}remelink-lint-links --staged" in snippet
+    vault = make_vault(tmp_path, env, snippet.replace(INSTALLED, f"{BIN}/"))
     check_commits(vault, env)
 
 
@@ -211,7 +228,11 @@ def hook_repository(tmp_path: Path, env: dict[str, str]) -> Path:
     sh(["git", "init", "-q", "-b", "main"], repo, env)
     sh(["git", "add", "-A"], repo, env)
     sh(["git", "commit", "-q", "-m", "hooks"], repo, env)
+    sh(["git", "tag", RELEASE_TAG], repo, env)  # the release tag convention: v<version>
     return repo
+
+
+RELEASE_TAG = f"v{__version__}"
 
 
 def _no_network_prefix() -> tuple[str, ...]:
@@ -231,11 +252,12 @@ def test_the_remote_python_hook_works_offline_from_a_wheelhouse(tmp_path: Path) 
     repo = hook_repository(tmp_path, env)
     snippet = readme_snippet("rev:")
     url = re.search(r"repo: (\S+)", snippet)
-    assert url is not None and "rev: main" in snippet
+    assert url is not None
     vault = make_vault(tmp_path, env, snippet.replace(url.group(1), str(repo)))
     offline = _no_network_prefix()
-    # As the README says: autoupdate pins the newest commit (no release tag yet).
-    sh([str(BIN / "pre-commit"), "autoupdate"], vault, env, prefix=offline)
-    sha = sh(["git", "rev-parse", "HEAD"], repo, env).stdout.strip()
-    assert f"rev: {sha}" in (vault / ".pre-commit-config.yaml").read_text(encoding="utf-8")
     check_commits(vault, env, prefix=offline)
+
+
+def test_the_readme_names_the_release_tag_of_this_version() -> None:
+    rev = re.search(r"rev: (\S+)", readme_snippet("rev:"))
+    assert rev is not None and rev.group(1) == RELEASE_TAG

@@ -8,14 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from remelink.dream.state import (
-    STATE_FILE,
-    VERSION,
-    InputRecord,
-    State,
-    render_json,
-    sha256,
-)
+from remelink.dream.records import InputRecord, render_json, sha256
+from remelink.dream.state import STATE_FILE, VERSION, State
 from remelink.errors import StateError
 from remelink.units import Unit
 

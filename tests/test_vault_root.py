@@ -47,8 +47,8 @@ def test_a_folder_that_is_not_a_vault_is_refused_and_left_alone(tmp_path: Path,
     assert result.stdout == ""
     assert result.stderr == (
         f"remelink: error: {folder} is not a remelink vault: it has neither .remelink/ nor "
-        f"daily/, resource/ or digest/ (run `remelink init {folder}` to make it one, or pass "
-        "--vault PATH)\n")
+        f"daily/, resource/, digest/ or .obsidian/ (run `remelink init {folder}` to make it "
+        "one, or pass --vault PATH)\n")
     assert tree(tmp_path) == before
 
 

@@ -92,6 +92,13 @@ class RunReport:
     revised: int = 0  # units that update the node of what their edited note said before
     # Units an edited note gave before and no longer states: {path, unit, name, target}.
     unstated: list[dict[str, Any]] = field(default_factory=list)
+    # Processed notes that are gone (SPEC §9.3): renamed {from, to, similarity, nodes} (the
+    # nodes whose citations now name the new path) and deleted {path, nodes} (the nodes that
+    # cite it, each marked).
+    renamed: list[dict[str, Any]] = field(default_factory=list)
+    deleted: list[dict[str, Any]] = field(default_factory=list)
+    # What a first run in a vault without .remelink/ created, as `remelink init` does.
+    setup: list[str] = field(default_factory=list)
 
     def action_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -126,6 +133,7 @@ class RunReport:
                                    if i.get("status") == "failed" and not i.get("verdict")),
             "inputs_invalid": sum(1 for i in self.inputs.values() if i.get("status") == "invalid"),
             "units_revised": self.revised, "facts_unstated": len(self.unstated),
+            "inputs_renamed": len(self.renamed), "inputs_deleted": len(self.deleted),
             "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
             "tokens_in_failed": sum(u.tokens_in for u in self.units if u.status == "failed"),
             "tokens_out_failed": sum(u.tokens_out for u in self.units if u.status == "failed"),

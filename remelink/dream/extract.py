@@ -22,15 +22,16 @@ from collections.abc import Iterator
 
 from remelink.agent import LoopError
 from remelink.config import DEFAULT_BATCH_TOKENS
-from remelink.dream import revisions
+from remelink.dream import moves, revisions
 from remelink.dream.batching import batches, estimate_tokens
 from remelink.dream.context import RunContext
 from remelink.dream.inputs import read_input, scan
 from remelink.dream.pages import PER_NOTE_CHARS, BatchResult, extract_batch
-from remelink.dream.state import InputRecord, sha256
+from remelink.dream.records import InputRecord, sha256
+from remelink.dream.sketch import sketch
 from remelink.errors import ModelError, NoteError, RemelinkError
 from remelink.vault import frontmatter
-from remelink.vault.boundary import vault_real
+from remelink.vault.boundary import FileBytes, vault_real
 from remelink.vault.notes import Note, decode, is_blank
 
 
@@ -51,6 +52,7 @@ def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
     state, report = ctx.state, ctx.report
     found = scan(ctx.vault, ctx.settings, ctx.window)
     paths = found.inputs
+    sketched: list[str] = []
     # What cannot be an input (a symlink out of the vault, a FIFO, a name no link can carry) is
     # reported every run, one line each, and never checkpointed.
     report.inputs.update({rel: {"status": "invalid", "error": why}
@@ -60,20 +62,40 @@ def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
     limit = ctx.settings.max_note_bytes
     max_attempts = ctx.settings.auto_dream.max_attempts
     root_real = vault_real(ctx.vault)
+    reads: dict[str, tuple[FileBytes, str] | str] = {}  # the file and its hash, or why not
     for rel in paths:
-        data: bytes | None = None
         try:
             got = read_input(ctx.vault, rel, limit=limit, root_real=root_real)
-            if got.data is None:
-                # Not read at all: a 50 MB file costs a stat, and its "hash" is its stat.
-                digest = f"stat:{got.size}:{got.mtime_ns}"
-            else:
-                data = got.data
-                digest = sha256(data)
         except (OSError, NoteError) as exc:
             why = problem(exc, rel) if isinstance(exc, NoteError) else exc.strerror or exc
-            report.inputs[rel] = {"status": "invalid", "error": f"cannot read: {why}"}
+            reads[rel] = f"cannot read: {why}"
             continue
+        # Not read at all: a 50 MB file costs a stat, and its "hash" is its stat.
+        digest = sha256(got.data) if got.data is not None else f"stat:{got.size}:{got.mtime_ns}"
+        known = state.inputs.get(rel)
+        if known is not None and known.hash == digest:
+            if known.sketch is None and got.data is not None:  # a checkpoint from before
+                known.sketch = sketch(got.data)
+                sketched.append(rel)
+            got = FileBytes(None, got.size, got.mtime_ns)  # unchanged: its bytes are not needed
+        reads[rel] = (got, digest)
+    # Processed notes that are gone: renamed (their checkpoint moves), or deleted (SPEC §9.3).
+    held = moves.settle(ctx, paths, {rel: moves.Seen(r[1], r[0].data)
+                                     for rel, r in reads.items() if not isinstance(r, str)})
+    if sketched:
+        ctx.save_state(inputs=sketched)
+    for rel in paths:
+        read = reads[rel]
+        if rel in held:
+            report.inputs[rel] = {"status": "pending", "note": "a renamed note whose citations "
+                                  "could not all be relinked yet (see warnings); the next run "
+                                  "finishes the rename"}
+            continue
+        if isinstance(read, str):
+            report.inputs[rel] = {"status": "invalid", "error": read}
+            continue
+        got, digest = read
+        data = got.data
         known = state.inputs.get(rel)
         if known is not None and known.hash == digest:
             if known.extract_hash is not None:  # edited back to the content last extracted
@@ -187,13 +209,14 @@ def _record(ctx: RunContext, batch: list[Changed], result: BatchResult) -> None:
                     "dry_run": ctx.dry_run}
             ctx.audit.record(line)
             report.unstated.append({k: line[k] for k in ("path", "unit", "name", "target")})
-        for rel, _, digest in judged:
+        for rel, note, digest in judged:
             verdict = result.judged[rel]
             unit_ids = by_path.get(rel, [])
             touched += state.drop_stale_units(rel, unit_ids)
             state.inputs[rel] = InputRecord(hash=digest, status="pending", units=unit_ids,
                                             run=report.run_id, verdict=verdict.verdict,
-                                            reason=verdict.reason or None)
+                                            reason=verdict.reason or None,
+                                            sketch=sketch(note.render()))
             entry: dict[str, object] = {"status": "extracted", "verdict": verdict.verdict,
                                         "units": unit_ids}
             if verdict.reason:

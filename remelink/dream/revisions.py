@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from remelink.dream.state import State, UnitRecord
+from remelink.dream.records import UnitRecord
+from remelink.dream.state import State
 from remelink.facts import NUMBER_RE, facts, values
 from remelink.units import Revision, Unit
 

@@ -35,6 +35,7 @@ from remelink.errors import ConfigError, RemelinkError, UsageError
 from remelink.models.base import ChatModel
 from remelink.vault import own
 from remelink.vault.fsio import TMP_PREFIX, file_lock, lock_is_held, shared_lock, sweep_temp_files
+from remelink.vault.paths import disk_path
 from remelink.vault.scratch import scratch_copy
 
 Step = Callable[[RunContext], None]
@@ -46,6 +47,7 @@ STEPS: dict[str, Step] = {
     "dream_topics_step": topics_step,
 }
 LOCK_FILE = ".remelink/lock"
+MAX_MOVES_KEPT = 50  # renamed and deleted notes a run's record in state.json lists
 
 
 def check_steps(steps: Sequence[str]) -> list[Step]:
@@ -178,6 +180,22 @@ def _recovered_entry(run_id: str, state: State, r: Recovery) -> dict[str, Any]:
             "recovered": True, "note": r.message, "attempts": rec.attempts, "dry_run": False}
 
 
+def set_up(vault: Path, settings: Settings, *, dry_run: bool = False) -> list[str]:
+    """A first run in a vault without `.remelink/` creates what `remelink init` creates (the
+    folders, a commented config.yaml with the vault's link resolution, the .gitignore of what
+    is derived), so that nothing a newcomer skipped ends up committed. Returns what it created
+    (nothing for a dry run, which writes nothing)."""
+    if dry_run or os.path.lexists(vault / ".remelink"):
+        return []
+    from remelink.scaffold import init
+
+    folders = settings.folders
+    result = init(vault, daily=folders.daily, resource=folders.resource, digest=folders.digest)
+    detected = [f"links.resolution: obsidian ({result.resolution_reason})"] \
+        if result.resolution == "obsidian" else []
+    return [*result.created, *detected]
+
+
 def run_dream(vault: Path, settings: Settings, model: ChatModel, options: DreamOptions,
               reporter: Reporter | None = None) -> RunReport:
     """Run the configured dream steps once. Raises VaultBusy, StateError or ConfigError before
@@ -231,6 +249,13 @@ def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOption
         _mark_failed(state, run_id, report, exc)
         raise
     state.finish_run(run_id, report.counts(), report.ok)
+    for run in reversed(state.runs):  # what became of gone notes, for `remelink status`
+        if run.get("id") == run_id:
+            if report.renamed:
+                run["renamed"] = report.renamed[:MAX_MOVES_KEPT]
+            if report.deleted:
+                run["deleted"] = report.deleted[:MAX_MOVES_KEPT]
+            break
     state.save()
     return report
 
@@ -298,6 +323,9 @@ class StatusReport:
     pending_tags: int
     exists: bool = True
     unextracted: list[dict[str, Any]] = field(default_factory=list)  # extraction keeps failing
+    # Processed notes no longer on disk, with the nodes their units went into: the next run
+    # finds each renamed or deleted (SPEC §9.3).
+    gone: list[dict[str, Any]] = field(default_factory=list)
     # Per note: its status and verdict (units, nothing with its reason, or none yet).
     notes: dict[str, dict[str, Any]] = field(default_factory=dict)
     verdicts: dict[str, int] = field(default_factory=dict)  # units | nothing | none
@@ -355,7 +383,21 @@ def status(vault: Path, settings: Settings) -> StatusReport:
             note.update(verdict=None, attempts=r.extract_attempts, error=r.error)
         verdicts[note["verdict"] or "none"] += 1
         notes[path] = note
+    gone = _gone(vault, settings, state)
     return StatusReport(inputs=inputs, units=units, failed=failed, invalid=invalid,
                         pending=pending, runs=_settled(vault, state.runs[-5:]),
                         pending_tags=len(state.pending_tags), exists=state.path.exists(),
-                        unextracted=unextracted, notes=notes, verdicts=verdicts)
+                        unextracted=unextracted, notes=notes, verdicts=verdicts, gone=gone)
+
+
+def _gone(vault: Path, settings: Settings, state: State) -> list[dict[str, Any]]:
+    """Processed notes no longer on disk, each with the digest nodes that cite it."""
+    paths = [p for p in sorted(state.inputs) if not os.path.lexists(disk_path(vault, p))]
+    if not paths:
+        return []
+    from remelink.dream.citations import citing_nodes
+    from remelink.vault.resolve import VaultFiles
+
+    citing, _ = citing_nodes(vault, settings, VaultFiles.scan(vault), paths)
+    return [{"path": p, "nodes": sorted(r for r, c in citing.items() if p in c.links)}
+            for p in paths]

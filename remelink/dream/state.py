@@ -35,16 +35,23 @@ every note again (integration is additive, so nothing is lost, but work is repea
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from remelink.decoding import json_loads
+from remelink.dream.records import (
+    InputRecord,
+    UnitRecord,
+    input_record,
+    now,
+    render_json,
+    sha256,
+    unit_record,
+)
 from remelink.dream.untrusted import (
     Kinds,
     audit_entries,
@@ -54,9 +61,8 @@ from remelink.dream.untrusted import (
     run_record,
     texts,
 )
-from remelink.dream.untrusted import text as _text
 from remelink.errors import NoteError, StateError
-from remelink.units import Revision, Unit
+from remelink.units import Unit
 from remelink.vault import own
 from remelink.vault.boundary import read_file, vault_real
 from remelink.vault.paths import disk_path
@@ -68,75 +74,6 @@ JOURNAL_PATH = ".remelink/state.journal"
 RUNS_DIR = ".remelink/runs"
 MAX_RUNS_KEPT = 30
 MAX_STATE_BYTES = 256 << 20  # read from .remelink/ at most (a crafted /dev/zero is refused)
-UNIT_STATUSES = ("pending", "committing", "done", "failed")
-INPUT_STATUSES = ("pending", "processed", "failed", "invalid")
-VERDICTS = ("units", "nothing")
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-@dataclass
-class InputRecord:
-    hash: str  # of the content last extracted ("" when no extraction has succeeded yet)
-    status: str = "pending"  # pending | processed | failed | invalid
-    units: list[str] = field(default_factory=list)
-    error: str | None = None
-    run: str | None = None
-    # The last extraction of this input failed: the content it failed on, how many times in a
-    # row, and why. Cleared when an extraction succeeds; an edit starts the count again.
-    extract_hash: str | None = None
-    extract_attempts: int = 0
-    # The verdict of the extraction of `hash`: "units" (some unit cites the note) or "nothing"
-    # (with `reason`); None: never judged, so never processed (SPEC §8).
-    verdict: str | None = None
-    reason: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"hash": self.hash, "status": self.status, "units": self.units,
-                                "error": self.error, "run": self.run}
-        if self.verdict is not None:
-            data["verdict"] = self.verdict
-            if self.reason:
-                data["reason"] = self.reason
-        if self.extract_hash is not None:
-            data.update(extract_hash=self.extract_hash, extract_attempts=self.extract_attempts)
-        return data
-
-    def extraction_failed(self, digest: str, error: str, run: str, *, fresh: bool) -> None:
-        """Record a failed extraction of the content `digest` (`fresh`: count from one)."""
-        same = self.extract_hash == digest and not fresh
-        self.extract_attempts = self.extract_attempts + 1 if same else 1
-        self.extract_hash, self.error, self.run, self.status = digest, error, run, "failed"
-
-    def gave_up_extracting(self, digest: str, max_attempts: int) -> bool:
-        return self.extract_hash == digest and self.extract_attempts >= max_attempts
-
-
-@dataclass
-class UnitRecord:
-    unit: Unit
-    status: str = "pending"  # pending | committing | done | failed
-    attempts: int = 0
-    error: str | None = None
-    action: str | None = None
-    target: str | None = None
-    commit_hash: str | None = None
-    run: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data = self.unit.as_dict()
-        data.update({"status": self.status, "attempts": self.attempts, "error": self.error,
-                     "action": self.action, "target": self.target,
-                     "commit_hash": self.commit_hash, "run": self.run})
-        return data
-
-
 @dataclass(frozen=True)
 class Recovery:
     """One unit settled by `recover()`."""
@@ -192,9 +129,9 @@ class State:
         state = cls(path)
         try:
             for rel, rec in (data.get("inputs") or {}).items():
-                state.inputs[rel] = _input_record(rel, rec)
+                state.inputs[rel] = input_record(rel, rec)
             for uid, rec in (data.get("units") or {}).items():
-                state.units[uid] = _unit_record(uid, rec)
+                state.units[uid] = unit_record(uid, rec)
             state.runs = [run_record(r) for r in data.get("runs") or []]
             state.pending_tags = texts(data.get("pending_tags"), "pending_tags")
         except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
@@ -237,12 +174,12 @@ class State:
                     if rec is None:
                         self.units.pop(str(key), None)
                     else:
-                        self.units[str(key)] = _unit_record(str(key), rec)
+                        self.units[str(key)] = unit_record(str(key), rec)
                 elif kind == "input":
                     if rec is None:
                         self.inputs.pop(str(key), None)
                     else:
-                        self.inputs[str(key)] = _input_record(str(key), rec)
+                        self.inputs[str(key)] = input_record(str(key), rec)
                 elif kind == "meta":
                     self.runs = [run_record(r) for r in rec.get("runs") or []]
                     self.pending_tags = texts(rec.get("pending_tags"), "pending_tags")
@@ -331,6 +268,56 @@ class State:
             dropped.append(uid)
         return dropped
 
+    def move_input(self, old: str, new: str) -> list[str]:
+        """A renamed note (SPEC §9.3): its record moves from `old` to `new`, and every unit
+        citing `old` cites `new` instead, under the id it would have had if it had been
+        extracted from `new` (so extracting `new` again finds its units known). Returns the
+        ids of the unit records changed (old and new ids, for the journal)."""
+        record = self.inputs.pop(old)
+        self.inputs[new] = record
+        renamed: dict[str, str] = {}
+        for uid, rec in list(self.units.items()):
+            if old not in rec.unit.paths:
+                continue
+            unit = replace(rec.unit, paths=tuple(new if p == old else p for p in rec.unit.paths),
+                           id="")
+            del self.units[uid]
+            if unit.id not in self.units:
+                self.units[unit.id] = replace(rec, unit=unit)
+            renamed[uid] = unit.id
+        for entry in self.inputs.values():
+            if any(u in renamed for u in entry.units):
+                entry.units = list(dict.fromkeys(renamed.get(u, u) for u in entry.units))
+        return [*renamed, *renamed.values()]
+
+    def forget_input(self, rel: str) -> tuple[list[str], list[str]]:
+        """A deleted note (SPEC §9.3): its record goes, with every unit no remaining note
+        gives. A unit not yet integrated that also cites a note still there is dropped, and
+        that note is extracted again (its units would otherwise cite a note that is gone).
+        Returns (unit ids dropped, input paths changed)."""
+        self.inputs.pop(rel, None)
+        again: list[str] = []
+        for rec in self.units.values():
+            if rel in rec.unit.paths and rec.status != "done":
+                for other in rec.unit.paths:
+                    known = self.inputs.get(other)
+                    if other != rel and known is not None and known.hash and other not in again:
+                        known.hash, known.status = "", "pending"
+                        again.append(other)
+        referenced = {u for rec in self.inputs.values() for u in rec.units}
+        dropped = [uid for uid, rec in self.units.items() if rel in rec.unit.paths
+                   and (rec.status != "done" or uid not in referenced)]
+        for uid in dropped:
+            del self.units[uid]
+        gone = set(dropped)
+        changed = list(again)
+        for other, record in self.inputs.items():
+            if gone.intersection(record.units):
+                record.units = [u for u in record.units if u not in gone]
+                if other not in changed:
+                    changed.append(other)
+        return dropped, changed
+
     def mark_committing(self, uid: str, target: str, digest: str, run: str,
                         created: bool) -> None:
         rec = self.units[uid]
@@ -409,64 +396,6 @@ class State:
         return "pending"
 
 
-def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
-    status = str(rec.get("status", "pending"))
-    if status not in INPUT_STATUSES:
-        raise ValueError(f"input {rel}: unknown status {status!r}")
-    extract_hash = rec.get("extract_hash")
-    verdict = rec.get("verdict")
-    if verdict is not None and verdict not in VERDICTS:
-        raise ValueError(f"input {rel}: unknown verdict {verdict!r}")
-    where = f"input {rel}:"
-    return InputRecord(hash=_text(rec["hash"], f"{where} hash") or "", status=status,
-                       units=texts(rec.get("units"), f"{where} units"),
-                       error=_text(rec.get("error"), f"{where} error"),
-                       run=_text(rec.get("run"), f"{where} run"),
-                       extract_hash=_text(extract_hash, f"{where} extract_hash"),
-                       extract_attempts=count(rec.get("extract_attempts"),
-                                              f"{where} extract_attempts"),
-                       verdict=verdict, reason=_text(rec.get("reason"), f"{where} reason"))
-
-
-def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
-    status = str(rec.get("status", "pending"))
-    if status not in UNIT_STATUSES:
-        raise ValueError(f"unit {uid}: unknown status {status!r}")
-    where = f"unit {uid}:"
-    unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]), summary=str(rec["summary"]),
-                paths=tuple(texts(rec["paths"], f"{where} paths")), id=uid,
-                points=tuple(texts(rec.get("points"), f"{where} points")),
-                kind=str(rec.get("kind") or ""), revises=Revision.from_dict(rec.get("revises")))
-    return UnitRecord(unit=unit, status=status,
-                      attempts=count(rec.get("attempts"), f"{where} attempts"),
-                      error=_text(rec.get("error"), f"{where} error"),
-                      action=_text(rec.get("action"), f"{where} action"),
-                      target=_text(rec.get("target"), f"{where} target"),
-                      commit_hash=_text(rec.get("commit_hash"), f"{where} commit_hash"),
-                      run=_text(rec.get("run"), f"{where} run"))
-
-
-def render_json(data: dict[str, Any]) -> str:
-    """The state as JSON with one record per line: readable and diffable like an indented
-    file, but encoded by json's C encoder (an indented dump runs the pure-Python encoder,
-    which made saving the state of a 1,000-unit run cost more than integrating it)."""
-
-    def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, dict) and value:
-            body = ",\n".join(f"  {dumps(k)}: {dumps(v)}" for k, v in value.items())
-            parts.append(f" {dumps(key)}: {{\n{body}\n }}")
-        elif isinstance(value, list) and value:
-            body = ",\n".join(f"  {dumps(v)}" for v in value)
-            parts.append(f" {dumps(key)}: [\n{body}\n ]")
-        else:
-            parts.append(f" {dumps(key)}: {dumps(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
-
-
 def _read_own(vault: Path, rel: str) -> bytes:
     """A file of `.remelink/` through the boundary for remelink's own files (`vault/own.py`):
     never through a symlink, never a FIFO or a device, never over MAX_STATE_BYTES."""
@@ -539,6 +468,7 @@ def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[s
     kept_runs = []
     for run in state.runs:
         if run_id_ok(run.get("id")):
+            problems += _clean_moves(run, source, kinds)
             kept_runs.append(run)
         else:
             problems.append(problem_line(source, "run id", run.get("id"), "is not a run id"))
@@ -552,3 +482,32 @@ def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[s
                                          "is not an existing digest node"))
     state.pending_tags = tags
     return problems
+
+
+def _clean_moves(run: dict[str, Any], source: str, kinds: Kinds) -> list[str]:
+    """The renamed and deleted notes a run records (shown by `remelink status`): each path must
+    be a raw note, each node a digest node path; anything else is dropped, one line each."""
+    problems: list[str] = []
+    for key, fields in (("renamed", ("from", "to")), ("deleted", ("path",))):
+        entries = run.get(key)
+        if entries is None:
+            continue
+        kept = []
+        for entry in entries if isinstance(entries, list) else [entries]:
+            nodes = entry.get("nodes") if isinstance(entry, dict) else None
+            bad = [entry] if not isinstance(entry, dict) or not isinstance(nodes, list) else \
+                [entry.get(f) for f in fields if not kinds.raw_note(entry.get(f))] + \
+                [n for n in nodes if not kinds.node_path(n)]
+            if not bad and key == "renamed" and not _similarity_ok(entry.get("similarity")):
+                bad = [entry.get("similarity")]
+            if bad:
+                problems.append(problem_line(source, f"run {run.get('id')} {key} entry", bad[0],
+                                             "is not a note path"))
+            else:
+                kept.append(entry)
+        run[key] = kept
+    return problems
+
+
+def _similarity_ok(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1

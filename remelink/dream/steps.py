@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
 
 from remelink.dream.context import RunContext, UnitOutcome
-from remelink.dream.state import UnitRecord, sha256
+from remelink.dream.records import UnitRecord, sha256
 from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
 from remelink.units import Unit
 from remelink.vault.paths import disk_path

@@ -16,9 +16,16 @@ from remelink.errors import EXIT_OK, EXIT_PROBLEMS, NoteError, UnsafeFileError
 from remelink.lint.suggest import Suggester
 from remelink.vault import links as wl
 from remelink.vault.boundary import outside_error, read_listed, vault_real
+from remelink.vault.marks import deleted_marks
 from remelink.vault.notes import Note, decode, unclosed_frontmatter
 from remelink.vault.paths import BUCKETS, nfc
-from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, Resolver, VaultFiles
+from remelink.vault.resolve import (
+    MARKDOWN_EXTS,
+    Resolution,
+    Resolver,
+    VaultFiles,
+    _path_suffix_match,
+)
 from remelink.vault.values import value_problems
 
 
@@ -163,6 +170,11 @@ class _Linter:
         self.digest_edges: dict[str, set[str]] = {}
         # "did you mean" hints (lint_links sets one that knows the staged renames).
         self.suggester: Suggester | None = None
+        # Hints that a link resolves the Obsidian way: for lint-links runs (people), not for
+        # the checks of a node a unit is writing.
+        self.obsidian_hint = False
+        # The deletion marks of the digest node being checked: {path: date}.
+        self.marks: dict[str, str] = {}
 
     def is_node(self, rel: str) -> bool:
         """A digest node: a markdown file under `digest/<bucket>/` (SPEC §1). Other files under
@@ -268,6 +280,13 @@ class _Linter:
                     self.check_anchor(rel, link, res.path)
             return res
         shown = link.raw
+        if res.status == "broken" and self.marks:
+            deleted = self._marked(link.target)
+            if deleted is not None:
+                self.report(rel, link.line, link.col, "deleted-source",
+                            f"{shown}: the note was deleted ({deleted[1]}, marked in this node); "
+                            "the citation is kept as history")
+                return res
         if res.status == "broken":
             hint = self._suggest(link.target)
             self.report(rel, link.line, link.col, "broken-link",
@@ -282,9 +301,24 @@ class _Linter:
             self.report(rel, link.line, link.col, "outside-vault", f"{shown}: {res.reason}")
         return res
 
+    def _marked(self, target: str) -> tuple[str, str] | None:
+        """(path, date) of the deletion mark of this node (vault/marks.py) that a broken link
+        to `target` names: the path itself, or in obsidian mode a path it would resolve to."""
+        t = nfc(target).removeprefix("./")
+        for candidate in (t, *(t + ext for ext in MARKDOWN_EXTS)):
+            if candidate in self.marks:
+                return candidate, self.marks[candidate]
+        if self.settings.resolution == "obsidian":
+            folded = t.casefold()
+            found = [p for p in self.marks if _path_suffix_match(p.casefold(), folded)]
+            if len(found) == 1:
+                return found[0], self.marks[found[0]]
+        return None
+
     def _suggest(self, target: str) -> str:
         if self.suggester is None:
-            self.suggester = Suggester(self.files, self.settings.resolution)
+            self.suggester = Suggester(self.files, self.settings.resolution,
+                                       obsidian_hint=self.obsidian_hint)
         return self.suggester.hint(target)
 
     def check_anchor(self, rel: str, link: wl.Link, target: str) -> None:
@@ -368,12 +402,14 @@ class _Linter:
         section = _sources_section(result.outline.headings)
         edges = self.digest_edges.setdefault(rel, set())
         resolved: dict[int, Resolution] = {}
+        self.marks = deleted_marks(note.body)
         for i, link in enumerate(result.links):
             res = self.check_link(rel, link)
             resolved[i] = res
             if res.status == "ok" and res.path and res.path != rel and \
                     res.path.startswith(self.digest_prefix):
                 edges.add(res.path)
+        self.marks = {}
 
         if section is None:
             self.report(rel, note.body_line, 1, "missing-sources",

@@ -14,6 +14,7 @@ from remelink.lint.checks import LintReport, Problem, _Linter
 from remelink.lint.parallel import check_files, default_jobs
 from remelink.lint.suggest import Suggester
 from remelink.vault import links as wl
+from remelink.vault.marks import deleted_marks
 from remelink.vault.notes import Note, decode
 from remelink.vault.paths import glob_matcher, nfc
 from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, VaultFiles
@@ -108,8 +109,9 @@ def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | N
             files.discard(old)
         files.removed |= set(gone)
     linter = _Linter(files, settings)
+    linter.obsidian_hint = True
     if gone:
-        linter.suggester = Suggester(files, settings.resolution, gone)
+        linter.suggester = Suggester(files, settings.resolution, gone, obsidian_hint=True)
     linter.defer_anchors = True
     report = LintReport(vault=files.root)
     markdown = files.markdown()
@@ -141,10 +143,12 @@ def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | N
             note = linter.note(rel)
             if note is None:
                 continue
+            linter.marks = deleted_marks(note.body) if linter.is_node(rel) else {}
             for link in wl.parse_links(note.body, note.body_line):
                 res = linter.resolver.resolve(link.target, rel)
                 if _points_at(link, res, wanted, wanted_folded, settings.resolution):
                     linter.check_link(rel, link)
+            linter.marks = {}
     linter.flush_anchors()
     if settings.level("orphan-node") != "off":
         digest_nodes = [p for p in markdown if linter.is_node(p)]

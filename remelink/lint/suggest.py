@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from remelink.vault.paths import nfc
-from remelink.vault.resolve import MARKDOWN_EXTS, VaultFiles, _path_suffix_match
+from remelink.vault.resolve import MARKDOWN_EXTS, Resolver, VaultFiles, _path_suffix_match
 
 
 class Suggester:
@@ -16,13 +16,19 @@ class Suggester:
     path) to what git reports."""
 
     def __init__(self, files: VaultFiles, resolution: str,
-                 gone: Mapping[str, str | None] | None = None) -> None:
+                 gone: Mapping[str, str | None] | None = None, *,
+                 obsidian_hint: bool = False) -> None:
         self.files = files
         self.resolution = resolution
         self.gone = dict(gone or {})
+        # Say when a link resolves the Obsidian way (for people running lint-links; a model
+        # fixing a node in a `path` vault must write the path, not change the configuration).
+        self.obsidian_hint = obsidian_hint
+        self._obsidian: Resolver | None = None
 
     def hint(self, target: str) -> str:
-        """` (did you mean X?)`, a note about a staged deletion, or ""."""
+        """` (did you mean X?)`, a note about a staged deletion, a note that the link resolves
+        the Obsidian way (in `path` mode), or ""."""
         old = self._gone_path(target)
         if old is not None:
             new = self.gone[old]
@@ -31,8 +37,21 @@ class Suggester:
             closest = self._closest(target)
             also = f"; did you mean {closest}?" if closest else ""
             return f" (the commit deletes it{also})"
+        by_name = self._by_name(target)
+        if by_name is not None:
+            return (f" (did you mean {by_name}? it resolves there with links.resolution: "
+                    "obsidian, for a vault written in Obsidian)")
         closest = self._closest(target)
         return f" (did you mean {closest}?)" if closest else ""
+
+    def _by_name(self, target: str) -> str | None:
+        """In `path` mode, where the link would resolve in `obsidian` mode (SPEC §3.2)."""
+        if self.resolution != "path" or not self.obsidian_hint:
+            return None  # `obsidian` tries the exact path first: nothing resolves only in `path`
+        if self._obsidian is None:
+            self._obsidian = Resolver(self.files, "obsidian")
+        res = self._obsidian.resolve(target, "")
+        return res.path if res.status == "ok" else None
 
     def _gone_path(self, target: str) -> str | None:
         if not self.gone:

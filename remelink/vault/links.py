@@ -419,12 +419,15 @@ def _links_in_paragraph(para: list[tuple[int, int, str]], out: list[Link]) -> No
     text = para[0][2] if single else "\n".join(seg[2] for seg in para)
     if "[[" not in text:
         return
+    raw = None
     if "`" in text or "<!--" in text:
-        text = _mask_code_and_comments(text)
+        raw, text = text, _mask_code_and_comments(text)
     check_escape = "\\" in text
     starts: list[int] | None = None
     lineno, col0 = para[0][0], para[0][1]
     for m in _BRACKETS_RE.finditer(text):
+        if raw is not None and raw[m.start():m.end()] != text[m.start():m.end()]:
+            continue  # a code span or comment opens inside: it binds tighter (CommonMark)
         target, anchor, alias = m.groups()
         pos = m.start()
         bang = pos > 0 and text[pos - 1] == "!"

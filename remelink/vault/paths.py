@@ -16,10 +16,12 @@ from pathlib import Path, PurePosixPath
 from remelink.errors import SandboxError
 
 MARKER_DIR = ".remelink"
+OBSIDIAN_DIR = ".obsidian"  # what Obsidian creates in every vault it opens
 BUCKETS = ("procedure", "personal", "wiki")
 
 # Folders never scanned as notes: remelink's own state, VCS and editor metadata.
-SKIP_DIRS = frozenset({MARKER_DIR, ".git", ".hg", ".svn", ".obsidian", ".trash", "node_modules"})
+SKIP_DIRS = frozenset({MARKER_DIR, ".git", ".hg", ".svn", OBSIDIAN_DIR, ".trash",
+                       "node_modules"})
 
 # C0 and C1 control characters, and the bidirectional controls that make a path display as
 # something else than it is.
@@ -35,13 +37,15 @@ def nfc(text: str) -> str:
 def find_vault_root(explicit: str | os.PathLike[str] | None = None,
                     cwd: Path | None = None) -> Path:
     """`--vault PATH`, else the nearest ancestor of the working directory holding `.remelink/`,
-    else the working directory (SPEC §1)."""
+    else the nearest holding Obsidian's `.obsidian/` (a vault made in Obsidian, before any
+    remelink run), else the working directory (SPEC §1)."""
     if explicit is not None:
         return Path(explicit).expanduser().resolve()
     here = (cwd or Path.cwd()).resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / MARKER_DIR).is_dir():
-            return candidate
+    for marker in (MARKER_DIR, OBSIDIAN_DIR):
+        for candidate in (here, *here.parents):
+            if (candidate / marker).is_dir():
+                return candidate
     return here
 
 

@@ -1,8 +1,9 @@
 """Which folder a command works on, and whether it is a vault at all (SPEC §1).
 
 The root is `--vault PATH`, else the nearest ancestor of the working directory holding
-`.remelink/`, else the working directory. A folder is a vault when it holds `.remelink/` or one
-of the configured folders (`daily/`, `resource/`, `digest/` by default). Every command but
+`.remelink/` (or, failing that, Obsidian's `.obsidian/`), else the working directory. A folder is
+a vault when it holds `.remelink/`, `.obsidian/` or one of the configured folders (`daily/`,
+`resource/`, `digest/` by default). Every command but
 `init` refuses anything else (exit 2) before it creates a file there: a cron line with a typo in
 its path would otherwise report "0 notes scanned" every night and leave a `.remelink/` behind.
 """
@@ -17,7 +18,7 @@ from typing import Any
 from remelink.config import Settings, load_settings
 from remelink.errors import UsageError
 from remelink.vault.own import check_marker
-from remelink.vault.paths import MARKER_DIR, find_vault_root
+from remelink.vault.paths import MARKER_DIR, OBSIDIAN_DIR, find_vault_root
 
 
 def check_folder(root: Path, given: str | os.PathLike[str] | None) -> None:
@@ -33,9 +34,10 @@ def check_folder(root: Path, given: str | os.PathLike[str] | None) -> None:
 
 
 def is_vault(root: Path, settings: Settings) -> bool:
+    """A vault holds `.remelink/`, Obsidian's `.obsidian/`, or one of the configured folders."""
     folders = settings.folders
-    return any((root / name).is_dir()
-               for name in (MARKER_DIR, folders.daily, folders.resource, folders.digest))
+    return any((root / name).is_dir() for name in (MARKER_DIR, OBSIDIAN_DIR, folders.daily,
+                                                   folders.resource, folders.digest))
 
 
 def require_vault(root: Path, settings: Settings, given: str | os.PathLike[str] | None) -> None:
@@ -46,7 +48,7 @@ def require_vault(root: Path, settings: Settings, given: str | os.PathLike[str] 
     where = str(given) if given is not None else f"{root} (the working directory)"
     raise UsageError(
         f"{where} is not a remelink vault: it has neither {MARKER_DIR}/ nor {f.daily}/, "
-        f"{f.resource}/ or {f.digest}/",
+        f"{f.resource}/, {f.digest}/ or {OBSIDIAN_DIR}/",
         hint=f"run `remelink init {given if given is not None else '.'}` to make it one, or "
              "pass --vault PATH")
 
