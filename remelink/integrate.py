@@ -21,11 +21,21 @@ from typing import Any, Protocol
 
 from remelink import evidence as ev
 from remelink import prompts
-from remelink.agent import Accept, Feedback, LoopError, Transcript, parse_receipt, run_loop
+from remelink.agent import (
+    Accept,
+    Feedback,
+    LoopError,
+    Transcript,
+    json_problem,
+    parse_receipt,
+    quote,
+    run_loop,
+)
 from remelink.config import Settings
-from remelink.errors import FileSystemError, ModelError, RemelinkError
+from remelink.errors import RUN, FileSystemError, ModelError, RemelinkError, RunModelError
 from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
+from remelink.outage import Outage
 from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
@@ -44,10 +54,19 @@ class SearchIndex(Protocol):
     def update(self, paths: Any) -> None: ...
 
 
+# Why a unit failed (UnitResult.failure): what the failure stops and what it costs.
+TRANSIENT_FAILURE = "transient"  # the provider failed past its retries: the unit fails, the run
+#                                  goes on; an outage (several in a row) costs no attempt
+UNIT_FAILURE = "unit"            # permanent for the unit (context, policy, invalid): one attempt
+RUN_FAILURE = "run"              # permanent for the run (auth, model, quota): the run stops
+DISK_FAILURE = "disk"            # the disk refused a write: the step stops, no attempt
+ANSWER_FAILURE = "answer"        # no acceptable answer within the budget: one attempt
+
+
 @dataclass(frozen=True)
 class UnitResult:
     unit: Unit
-    status: str  # done | failed
+    status: str  # done | failed | deferred (a node it would have seen appeared: run it again)
     action: str | None = None
     target: str | None = None
     note: str = ""
@@ -65,14 +84,19 @@ class UnitResult:
     related: tuple[str, ...] = ()
     labelled: tuple[str, ...] = ()  # candidates the receipt classified (the rest are inferred)
     model: str = ""
-    # The model backend itself failed (ModelError after its retries): the run stops, because
-    # the next unit would meet the same outage or the same missing key.
-    infrastructure: bool = False
+    failure: str | None = None  # one of the *_FAILURE kinds above when the unit failed
+    over_budget: bool = False  # stopped by auto_dream.unit_tokens
+    raced: bool = False  # failed while another unit changed what it was looking at
     warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.status == "done"
+
+    @property
+    def infrastructure(self) -> bool:
+        """The failure is not the unit's own (the provider or the disk failed)."""
+        return self.failure in (TRANSIENT_FAILURE, RUN_FAILURE, DISK_FAILURE)
 
 
 class TargetClaims:
@@ -119,6 +143,21 @@ class IntegrationContext:
     # Guards the shared file list: a unit validating its staged node adds the node's path for
     # a moment, and a parallel unit must not see it (it is not on disk yet).
     files_lock: threading.RLock = field(default_factory=threading.RLock)
+    # Every node committed in this context, in order, with the rank of the unit that wrote it
+    # and whether it created it (under commit_lock).
+    commits: list[tuple[int, str, bool]] = field(default_factory=list)
+    # Units run side by side: a unit whose best candidates would now include a node an
+    # earlier unit (in extraction order) created after this unit started is not committed but
+    # deferred, to run again with the vault as that unit left it (as one at a time would).
+    defer_stale: bool = False
+
+    def committed_since(self, mark: int) -> list[tuple[int, str, bool]]:
+        with self.commit_lock:
+            return self.commits[mark:]
+
+    def mark(self) -> int:
+        with self.commit_lock:
+            return len(self.commits)
 
 
 def _hash(data: bytes) -> str:
@@ -138,15 +177,16 @@ def _with_path(files: VaultFiles, rel: str) -> Iterator[None]:
             files.discard(rel)
 
 
-def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
-           ) -> list[tuple[str, str, str, str | None]]:
+def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit,
+           search: Any = None) -> list[tuple[str, str, str, str | None]]:
     """node_search for the unit before the first model turn, for the first message: the best
     candidates (path, name, description) and the bodies of the best short ones. Recorded as a
     search of the unit, so the audit lists these candidates too. A failing index only costs
     the shortcut: the model can still call node_search."""
     query = " ".join([unit.name, unit.summary, *unit.points])[:1500]
     try:
-        hits = ctx.index.search(query, limit=prompts.RECALL_SHOWN, bucket=None, refresh=False)
+        hits = search(query, prompts.RECALL_SHOWN, None) if search is not None else \
+            ctx.index.search(query, limit=prompts.RECALL_SHOWN, bucket=None, refresh=False)
     except RemelinkError:
         return []
     hits = list(hits)[:prompts.RECALL_SHOWN]
@@ -167,16 +207,22 @@ def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
     return out
 
 
-def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False) -> UnitResult:
+def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False,
+                   rank: int = 0) -> UnitResult:
     """Integrate one unit. Never raises for unit-level failures: they come back as `failed`,
-    with the tokens, turns and time they cost."""
+    with the tokens, turns and time they cost, and the kind of failure (`failure`). `rank` is
+    the unit's place in extraction order (for `ctx.defer_stale`)."""
     started = time.perf_counter()
     settings = ctx.settings
     owner = f"{unit.id}-{threading.get_ident()}"
     dream = settings.auto_dream
+    mark = ctx.mark()
+    asked: list[tuple[str, int, str | None, set[str]]] = []
 
     def search(query: str, limit: int, bucket: str | None) -> list[Any]:
-        return ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
+        hits = list(ctx.index.search(query, limit=limit, bucket=bucket, refresh=False))
+        asked.append((query, limit, bucket, {h.path for h in hits[:prompts.RECALL_SHOWN]}))
+        return hits
 
     notices: list[str] = []
     if unit.revises is not None and not (ctx.vault / unit.revises.target).is_file():
@@ -197,7 +243,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
                                               digest=folders.digest,
-                                              candidates=recall(ctx, ws, unit)
+                                              candidates=recall(ctx, ws, unit, search)
                                               if getattr(ctx.model, "prompt_recall", True)
                                               else [])
         receipt_data: dict[str, Any] = {}
@@ -213,8 +259,15 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             data = parse_receipt(text)
             staged = ws.staged is not None
             if data is None:
-                problem = ("no receipt found: answer with only {\"action\": ..., \"target_path\": "
-                           "..., \"note\": ..., \"classification\": {...}}, not in prose")
+                # The model's own words go back with the problem (a refusal says why it stopped;
+                # broken JSON says where).
+                broken = json_problem(text)
+                said = f"your answer was {quote(text)}" if text.strip() else \
+                    "your answer was empty"
+                problem = (f"no receipt found ({said}"
+                           + (f"; its JSON is invalid: {broken}" if broken else "")
+                           + "): answer with only {\"action\": ..., \"target_path\": ..., "
+                           "\"note\": ..., \"classification\": {...}}, not in prose")
                 return Feedback(prompts.receipt_feedback([problem], language=language,
                                                          staged=staged), problem)
             try:
@@ -245,7 +298,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         tools = toolbox(ws, check=lambda note, original: check(note, original).problems)
         receipt, transcript = run_loop(ctx.model, messages, tools, judge,
                                        max_steps=dream.max_steps, max_repairs=dream.repair_turns,
-                                       transcript=transcript)
+                                       transcript=transcript, max_tokens=dream.unit_tokens)
         final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
         before = ws.original.render() if ws.original is not None else b""
         after = final.render() if final is not None else before
@@ -253,8 +306,14 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
         warnings: tuple[str, ...] = tuple(notices) + tuple(
             f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
+        if ctx.defer_stale and _stale(ctx, mark, rank, asked):
+            return UnitResult(unit=unit, status="deferred", target=ws.target,
+                              usage=transcript.usage, steps=transcript.steps,
+                              repairs=transcript.repairs, model=ctx.model.name,
+                              seconds=time.perf_counter() - started,
+                              model_seconds=transcript.model_seconds)
         if changed and not dry_run:
-            warnings += _commit(ctx, ws, unit, receipt.target_path, after)
+            warnings += _commit(ctx, ws, unit, receipt.target_path, after, rank=rank)
         candidates, classes, related, labelled = classify(ws, final, receipt,
                                                                  receipt_data)
         return UnitResult(
@@ -266,16 +325,46 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             labelled=labelled, model=ctx.model.name, warnings=warnings)
     except (LoopError, ModelError, RemelinkError) as exc:
         candidates, classes, _, _ = classify(ws, None, None, {})
+        seen = {ws.target} | {p for p, _ in candidates} | set(ws.reads)
+        raced = "changed on disk while this unit" in str(exc) or any(
+            path in seen for _, path, _ in ctx.committed_since(mark))
         return UnitResult(unit=unit, status="failed", error=str(exc),
                           seconds=time.perf_counter() - started, target=ws.target,
                           usage=transcript.usage, steps=transcript.steps,
                           repairs=transcript.repairs, model_seconds=transcript.model_seconds,
                           candidates=candidates, classification=classes,
-                          model=ctx.model.name,
-                          # A full or read-only disk is not the unit's fault: no attempt used.
-                          infrastructure=isinstance(exc, (ModelError, FileSystemError)))
+                          model=ctx.model.name, failure=failure_kind(exc),
+                          over_budget=isinstance(exc, LoopError) and exc.budget, raced=raced)
     finally:
         ctx.claims.release(owner)
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What a unit's failure stops and costs (the *_FAILURE kinds)."""
+    if isinstance(exc, ModelError):
+        return {RUN: RUN_FAILURE, "unit": UNIT_FAILURE}.get(exc.kind, TRANSIENT_FAILURE)
+    if isinstance(exc, FileSystemError):  # a full or read-only disk is not the unit's fault
+        return DISK_FAILURE
+    return ANSWER_FAILURE
+
+
+def _stale(ctx: IntegrationContext, mark: int, rank: int,
+           asked: list[tuple[str, int, str | None, set[str]]]) -> bool:
+    """Did a unit earlier in extraction order create, after this unit started, a node that
+    this unit's searches would now show among their best candidates? Then this unit decided
+    without a node it would have seen one at a time (a link missed, or a duplicate made)."""
+    fresh = {path for r, path, created in ctx.committed_since(mark) if created and r < rank}
+    if not fresh:
+        return False
+    for query, limit, bucket, seen in asked:
+        try:
+            hits = ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
+        except RemelinkError:
+            continue
+        if any(h.path in fresh and h.path not in seen
+               for h in list(hits)[:prompts.RECALL_SHOWN]):
+            return True
+    return False
 
 
 def _check_unit_paths(ctx: IntegrationContext, unit: Unit) -> None:
@@ -314,7 +403,7 @@ class _RawNotes:
 
 
 def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
-            data: bytes) -> tuple[str, ...]:
+            data: bytes, *, rank: int = 0) -> tuple[str, ...]:
     """Write the accepted node: check nobody changed it meanwhile, run the write-ahead hook,
     replace atomically, then refresh the file list and the node index. Returns warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
@@ -334,6 +423,7 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
         if ctx.on_commit is not None:
             ctx.on_commit(unit, target, _hash(data))
         atomic_write(path, data, root=root, rel=target)
+        ctx.commits.append((rank, target, on_disk is None))
         with ctx.files_lock:
             ctx.files.add(target)
     try:
@@ -406,15 +496,24 @@ def _integrate_all(vault: Path, settings: Settings, units: Sequence[Unit], model
                                  today=today or time.strftime("%Y-%m-%d"))
         results: list[UnitResult] = []
         sources = _RawNotes(vault, settings)
+        outage = Outage()
         for unit in units:
             unit = sources.canonical(unit)
-            broken = next((r for r in results if r.infrastructure), None)
-            if broken is not None:
+            if outage.tripped:
                 results.append(UnitResult(
-                    unit=unit, status="failed", model=model.name, infrastructure=True,
-                    error=f"not attempted: the model failed on unit {broken.unit.name!r}"))
+                    unit=unit, status="failed", model=model.name, failure=TRANSIENT_FAILURE,
+                    error=f"not attempted: {outage.reason()}"))
                 continue
-            results.append(integrate_unit(ctx, unit, dry_run=dry_run))
+            result = integrate_unit(ctx, unit, dry_run=dry_run)
+            results.append(result)
+            if result.failure == RUN_FAILURE:
+                # Auth, an unknown model, an exhausted quota: one line and exit 2, whatever
+                # else was asked (every further call would fail the same way).
+                raise RunModelError(result.error or "the model failed")
+            if result.failure == DISK_FAILURE:
+                outage.trip(result.error or "the disk refused a write")
+            else:
+                outage.record(result.failure == TRANSIENT_FAILURE, unit.id, result.error or "")
         return results
     finally:
         if own_index is not None:

@@ -361,9 +361,11 @@ $pages
 """)
 
 _PAGES = {
-    "en": ("At most $n units per answer: when the notes hold more, answer with the first $n and "
-           '"more": true, and you will be asked for the rest (nothing is dropped).'),
-    "zh": ('每次回答最多 $n 个单元：笔记中有更多时，先给出前 $n 个并写 "more": true，'
+    "en": ("At most $n units per answer: when the notes hold more, answer with the units of the "
+           'first notes (all units of a note in the same answer) and "more": true, and you will '
+           "be asked for the rest (nothing is dropped)."),
+    "zh": ("每次回答最多 $n 个单元：笔记中有更多时，先给出前几条笔记的单元"
+           '（同一条笔记的单元放在同一次回答里）并写 "more": true，'
            "之后会请你继续给出其余的（不会丢弃任何内容）。"),
 }
 _ALL_AT_ONCE = {"en": "Give every unit in one answer.", "zh": "在一次回答中给出全部单元。"}
@@ -407,6 +409,16 @@ def extract_continue_message(given: int, max_units: int, *, language: str) -> st
                 f"已给出的结论仍然有效。仍然只回答同样格式的一个对象。\n{block}")
     return (f"Continue: give the next units (at most {max_units}) after the {given} given so far; "
             f"the verdicts you gave stand. Answer with one object of the same shape.\n{block}")
+
+
+def extract_page_summary(units: list[tuple[str, list[str]]], verdicts: dict[str, str], *,
+                         more: bool) -> str:
+    """An answered page as it stays in the conversation: the names and paths of its units and
+    its verdicts (the full units are recorded; resending them would cost every later page)."""
+    return json.dumps({"units": [{"name": n, "paths": p} for n, p in units],
+                       "verdicts": [{"path": p, "verdict": v} for p, v in verdicts.items()],
+                       "more": more, "shortened": "summaries and points omitted"},
+                      ensure_ascii=False)
 
 
 def extract_repair_message(problems: list[str], *, language: str) -> str:

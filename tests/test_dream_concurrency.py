@@ -91,20 +91,24 @@ def test_a_broken_backend_stops_parallel_units_too(tmp_path: Path) -> None:
     settings = settings_of(vault, concurrency=3)
     report = run(vault, Wrapped(settings, broken=True, delay=0.02), settings)
     statuses = [u.status for u in report.units]
-    assert "done" not in statuses and statuses.count("failed") <= 3
+    # Three failures in a row trip the outage; the units already running at that moment
+    # (at most `concurrency`) fail too; the rest are not attempted.
+    assert "done" not in statuses and statuses.count("failed") <= 3 + 3
     assert "skipped" in statuses and not report.ok
     assert all(u["attempts"] == 0 for u in state_of(vault)["units"].values())
 
 
-def test_a_unit_failing_in_the_parallel_phase_gets_one_serial_retry(tmp_path: Path) -> None:
-    """A failure in parallel may be a lost race (its node changed under it): the unit is tried
-    once more, alone, after the others. Here it fails for good: two attempts, two audit lines."""
+def test_a_unit_failing_in_the_parallel_phase_for_itself_is_not_tried_again(
+        tmp_path: Path) -> None:
+    """A failure that is the unit's own (no other unit changed what it looked at) is not tried
+    again in the same run: a second try would pay again for the same answer. One attempt, one
+    audit line; the next run retries it (max_attempts)."""
     vault, _ = busy_vault(tmp_path, "retry")
     settings = settings_of(vault, concurrency=3)
     target = "Alice prefers to see concrete progress"
     report = run(vault, Wrapped(settings, garble=[target], delay=0.01), settings)
     failed = [u for u in report.units if u.status == "failed"]
-    assert [(u.name, u.attempts) for u in failed] == [(target, 2)]
+    assert [(u.name, u.attempts) for u in failed] == [(target, 1)]
     assert [line["attempts"] for line in audit_lines(vault)
-            if line["name"] == target] == [1, 2]
+            if line["name"] == target] == [1]
     assert [u.id for u in report.units] == list(state_of(vault)["units"])  # extraction order

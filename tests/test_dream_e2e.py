@@ -126,7 +126,8 @@ def test_a_failed_unit_is_retried_then_skipped_until_retry_failed(tmp_path: Path
     third = run(vault, flaky, settings)  # out of attempts: skipped, the model is not asked
     assert [(u.name, u.status) for u in third.units] == [(target, "skipped")]
     assert "rerun with --retry-failed" in (third.units[0].error or "")
-    assert flaky.calls == calls and third.ok
+    # Not ok (exit 1): a unit that gave up is not a success, or cron would never notice.
+    assert flaky.calls == calls and not third.ok
 
     fourth = run(vault, Wrapped(settings), settings, retry_failed=True)
     assert [(u.name, u.status) for u in fourth.units] == [(target, "done")]
@@ -137,15 +138,20 @@ def test_a_failed_unit_is_retried_then_skipped_until_retry_failed(tmp_path: Path
 
 
 def test_a_broken_backend_stops_the_step_without_using_attempts(tmp_path: Path) -> None:
+    """Three transient failures in a row: the provider is down. The rest of the step is not
+    attempted, and the three get their attempt back (an outage costs no attempt)."""
     vault = copy_fixture(tmp_path, "en")
     settings = settings_of(vault)
     report = run(vault, Wrapped(settings, broken=True), settings)
     statuses = [u.status for u in report.units]
-    assert statuses[0] == "failed" and set(statuses[1:]) == {"skipped"}
-    assert "not attempted: the model failed on unit" in (report.units[1].error or "")
+    assert statuses[:3] == ["failed"] * 3 and set(statuses[3:]) == {"skipped"}
+    assert (report.units[3].error or "").startswith(
+        "not attempted: the model failed 3 time(s) in a row, so the provider looks down "
+        "(last error: backend down (test))")
     assert not report.ok
     units = state_of(vault)["units"]
     assert all(u["attempts"] == 0 for u in units.values())  # an outage costs no attempt
+    assert {u["status"] for u in units.values()} == {"pending"}
     healed = run(vault, Wrapped(settings), settings)
     assert healed.ok and len(healed.units) == len(units)
 
@@ -215,12 +221,15 @@ def test_an_outage_during_extraction_stops_it_and_costs_no_attempt(tmp_path: Pat
     settings = settings_of(vault, max_attempts=1)
     down = Wrapped(settings, extract_down=True)
     report = run(vault, down, settings)
-    assert len(down.extract_calls) == 1  # the first batch met the outage; no note alone
-    assert not report.ok and any("extraction stopped" in e for e in report.errors)
+    # The batch failed, then two notes alone: three in a row, the provider is down.
+    assert len(down.extract_calls) == 3 and len(down.extract_calls[0]) > 1
+    assert all(len(call) == 1 for call in down.extract_calls[1:])
+    assert not report.ok
     assert {i["status"] for i in report.inputs.values()} == {"failed"}
-    assert any("not attempted" in i["error"] for i in report.inputs.values()) or \
-        len(report.inputs) == len(down.extract_calls[0])
-    assert status(vault, settings).unextracted == []
+    assert any("not attempted" in i["error"] for i in report.inputs.values())
+    assert all("backend down" in i["error"] or "not attempted" in i["error"]
+               for i in report.inputs.values())
+    assert status(vault, settings).unextracted == []  # no attempt used, nothing recorded
     healed = run(vault, Wrapped(settings), settings)
     assert healed.ok and {i["status"] for i in healed.inputs.values()} == {"processed"}
 

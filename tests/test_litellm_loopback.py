@@ -26,7 +26,7 @@ from integrate_support import TermIndex, context, copy_vault, golden_check
 from llm_support import FakeOpenAI, completion, error_body, serving
 
 from remelink.config import load_settings
-from remelink.errors import ModelError
+from remelink.errors import ModelError, RunModelError, UnitModelError
 from remelink.integrate import integrate, integrate_unit
 from remelink.units import Unit
 
@@ -167,6 +167,36 @@ def test_rate_limit_then_success_retries_with_backoff(
     assert 0.5 <= sleeps[1] <= 1.0 and len(sleeps) == 2
 
 
+def test_a_retry_after_above_the_cap_fails_at_once_with_the_reason(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    server.replies = [(429, error_body("slow down", "rate_limit_error"), {"retry-after": "600"})]
+    sleeps: list[float] = []
+    with pytest.raises(ModelError) as info:
+        make(vault, server, sleeps=sleeps).complete([{"role": "user", "content": "hi"}], [])
+    assert info.value.kind == "transient"
+    assert str(info.value) == (
+        "openai/test-model: rate limited; the provider asked to wait 600 s before a retry, "
+        "longer than retry_after_max (120 s): slow down (rerun later, or raise retry_after_max)")
+    assert len(server.requests) == 1 and sleeps == []
+
+
+def test_retry_after_as_a_date_or_in_milliseconds_is_honoured(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    import email.utils
+    import time
+
+    vault = copy_vault(tmp_path)
+    later = email.utils.formatdate(time.time() + 30, usegmt=True)
+    server.replies = [(429, error_body("slow down", "rate_limit_error"), {"retry-after": later}),
+                      (503, error_body("overloaded"), {"retry-after-ms": "1500"}),
+                      (200, completion(content="ok"), {})]
+    sleeps: list[float] = []
+    turn = make(vault, server, sleeps=sleeps).complete([{"role": "user", "content": "hi"}], [])
+    assert turn.text == "ok" and len(server.requests) == 3
+    assert 25 <= sleeps[0] <= 31 and sleeps[1] == 1.5
+
+
 def test_server_errors_past_the_retry_budget_fail_the_unit(
         tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
     vault = copy_vault(tmp_path)
@@ -178,9 +208,8 @@ def test_server_errors_past_the_retry_budget_fail_the_unit(
     index = TermIndex(vault)
     result = integrate_unit(context(vault, make(vault, server, retries=2, sleeps=sleeps),
                                     index=index), UNIT)
-    assert result.status == "failed" and result.infrastructure
-    assert result.error is not None and result.error.startswith(
-        "openai/test-model: InternalServerError after 3 attempt(s): ")
+    assert result.status == "failed" and result.failure == "transient"
+    assert result.error == "openai/test-model: server error (500) after 3 attempt(s): boom"
     assert "\n" not in result.error
     assert len(server.requests) == 6 and len(sleeps) == 2
     # The edit was staged when the model went away: nothing reached the vault.
@@ -266,7 +295,8 @@ class _OllamaHandler(JsonHandler):
 
 def test_ollama_gets_num_ctx_in_its_options(tmp_path: Path, network_log: list[str]) -> None:
     srv = FakeOllama()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     try:
         settings = replace(load_settings(tmp_path, env={}),
@@ -284,18 +314,20 @@ def test_ollama_gets_num_ctx_in_its_options(tmp_path: Path, network_log: list[st
     assert (options["num_ctx"], options["temperature"]) == (16384, 0.1)
 
 
-def test_a_broken_backend_stops_the_run(tmp_path: Path, server: FakeOpenAI,
-                                        network_log: list[str]) -> None:
-    """After a ModelError the remaining units are not sent to the same broken backend."""
+def test_a_refused_key_stops_the_run(tmp_path: Path, server: FakeOpenAI,
+                                     network_log: list[str]) -> None:
+    """Permanent for the run: the remaining units are not sent to a backend that refused the
+    key; one line, exit 2."""
     vault = copy_vault(tmp_path)
     before = tree_bytes(vault)
     server.replies = [(401, error_body("Incorrect API key provided"), {})]
     other = Unit(name="Another", bucket="wiki", summary="s", paths=(NEW_PATH,))
-    report = integrate(vault, load_settings(vault, env={}), [UNIT, other],
-                       make(vault, server), index=TermIndex(vault))
-    assert [r.status for r in report.results] == ["failed", "failed"]
-    assert report.results[1].error == ("not attempted: the model failed on unit "
-                                       "'Idempotency keys on every charge'")
+    with pytest.raises(RunModelError) as info:
+        integrate(vault, load_settings(vault, env={}), [UNIT, other], make(vault, server),
+                  index=TermIndex(vault))
+    assert info.value.exit_code == 2 and "\n" not in str(info.value)
+    assert str(info.value).startswith("openai/test-model: authentication failed: Incorrect API "
+                                      "key provided (the provider refused the key")
     assert len(server.requests) == 1
     assert {k: v for k, v in tree_bytes(vault).items() if k != ".remelink/lock"} == before
 
@@ -309,11 +341,11 @@ def test_context_window_exceeded_fails_at_once_with_its_own_hint(
                       "param": "messages"}}
     server.replies = [(400, body, {})]
     sleeps: list[float] = []
-    with pytest.raises(ModelError) as info:
+    with pytest.raises(UnitModelError) as info:
         make(vault, server, sleeps=sleeps).complete([{"role": "user", "content": "hi"}], [])
     message = str(info.value)
-    assert message.startswith("openai/test-model: ContextWindowExceededError: ")
-    assert message.endswith("(the conversation no longer fits the model's context window; use a "
-                            "model with a larger one (for Ollama raise model_options.num_ctx), "
-                            "or lower auto_dream.max_steps)")
+    assert message.startswith("openai/test-model: the conversation no longer fits the model's "
+                              "context window: This model's maximum context length is 8192")
+    assert message.endswith("(use a model with a larger one (for Ollama raise "
+                            "model_options.num_ctx), or lower auto_dream.max_steps)")
     assert len(server.requests) == 1 and sleeps == []

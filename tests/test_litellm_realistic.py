@@ -660,8 +660,11 @@ def test_a_stubborn_model_fails_cleanly_and_is_counted(tmp_path: Path, server: F
     assert error is not None and "\n" not in error
     # The error names the cause, not only the budget.
     if "prose_deleting_rewrite" in mistakes:
-        assert error.startswith("step limit reached (30 model turns) without an accepted answer; "
-                                "the last refused call: write: Error: refused, nothing staged")
+        # It sends the refused rewrite again and again: each repeat is a repair, so the unit
+        # stops after the repair budget, not after 30 turns.
+        assert error.startswith("repair budget (3) used up: the model sent a refused call "
+                                "again unchanged (write: Error: refused, nothing staged")
+        assert out.result.steps == 5
     else:
         assert error.startswith("answer not accepted after 3 repair turn(s): ")
 

@@ -153,9 +153,12 @@ class ToolBox:
         try:
             data = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as exc:
+            # The usual cause: a raw line break inside a string (a `content` written as text).
+            escape = " (a line break or tab inside a JSON string must be written \\n or \\t)" \
+                if "control character" in exc.msg else ""
             return ToolOutcome(call.name, None,
                                f"Error: arguments are not valid JSON ({exc.msg} at character "
-                               f"{exc.pos}); send a JSON object")
+                               f"{exc.pos}{escape}); send a JSON object")
         if not isinstance(data, dict):
             return ToolOutcome(call.name, None,
                                f"Error: arguments must be a JSON object, got {type(data).__name__}")
