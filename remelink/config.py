@@ -41,7 +41,10 @@ class Folders:
     digest: str = "digest"
 
 
-DEFAULT_BATCH_TOKENS = 15_000
+# An LLM's extraction batch, in estimated tokens of notes: about 20 units' worth (a unit per
+# 150-300 tokens of notes on the demo and the generated vaults), so that a typical batch is
+# answered in one page of `max_units` (20) and no page resends the notes (bench_llm_path.py).
+DEFAULT_BATCH_TOKENS = 4_000
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
 from remelink.outage import Outage
 from remelink.receipt import Receipt, check_receipt, classify
+from remelink.tokens import estimate_tokens
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
 from remelink.vault.boundary import read_file
@@ -192,7 +193,7 @@ def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit,
     hits = list(hits)[:prompts.RECALL_SHOWN]
     ws.searches.append((query, hits))
     out: list[tuple[str, str, str, str | None]] = []
-    room = prompts.RECALL_BODIES_CHARS
+    room = prompts.RECALL_BODIES_TOKENS
     for i, hit in enumerate(hits):
         body = None
         if i < prompts.RECALL_BODIES:
@@ -200,9 +201,10 @@ def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit,
                 note = ws.current(hit.path)
             except RemelinkError:
                 note = None
-            if note is not None and len(note.body) <= min(room, prompts.RECALL_BODY_CHARS):
+            cost = estimate_tokens(note.body) if note is not None else 0
+            if note is not None and cost <= min(room, prompts.RECALL_BODY_TOKENS):
                 body = note.body.replace("\r\n", "\n")
-                room -= len(body)
+                room -= cost
         out.append((hit.path, str(hit.name), str(hit.description), body))
     return out
 

@@ -71,7 +71,7 @@ auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
   # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
   max_units: 20          # units per extraction answer (a model with more is asked to continue)
-  # batch_tokens: 15000  # LLM: estimated tokens of notes per extraction call (the local
+  # batch_tokens: 4000   # LLM: estimated tokens of notes per extraction call (the local
   #                      # engine, with no context window, reads all changed notes at once)
   max_steps: 30          # model turns per unit
   # unit_tokens: 32000   # prompt tokens one unit may spend (about 8 clean units)

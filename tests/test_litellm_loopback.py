@@ -145,7 +145,7 @@ def test_integrate_unit_through_litellm_and_a_loopback_server(
                                    "only the receipt JSON.")
     # The first message carries the recall for the unit: the candidates, short bodies included.
     user = body["messages"][1]["content"]
-    assert f"Candidates (node_search for this unit, best first):\n1. {NODE}\n" in user
+    assert f"Candidates (node_search, best first):\n1. {NODE}\n" in user
     assert "The server stores the key with the first response for 24 hours" in user
     assistant = last[2]
     assert assistant["tool_calls"][0]["id"] == "call_search"

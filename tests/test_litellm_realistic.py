@@ -587,8 +587,8 @@ def test_a_clean_unit_takes_two_turns(tmp_path: Path, server: FakeOpenAI, name: 
     tokens_match(out, server)
     assert (out.result.steps, out.result.repairs) == (2, 0)
     first = server.requests[0]["body"]["messages"][1]["content"]
-    assert "Candidates (node_search for this unit, best first):" in first or \
-        "候选（node_search 为本单元找到的节点，按相关度排序）：" in first
+    assert "Candidates (node_search, best first):" in first or \
+        "候选（node_search，按相关度排序）：" in first
 
 
 # -- the two the issue measured, in detail ------------------------------------------------------

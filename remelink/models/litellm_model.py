@@ -180,6 +180,10 @@ def _transient_what(name: str, status: int | None) -> str:
 
 
 class LiteLLMModel:
+    # Tagging: nodes per request, their text in the prompt (one turn for eight nodes instead
+    # of a read and an answer for each).
+    tag_batch = 8
+
     def __init__(self, model: str, settings: Settings, *,
                  sleep: Callable[[float], None] = time.sleep,
                  extra: dict[str, Any] | None = None) -> None:
