@@ -187,6 +187,25 @@ class Run:
     links_added: int
 
 
+def local_links(code: Path, source: Path, work: Path, concurrency: int) -> tuple[int, int]:
+    """(digest-to-digest links added, units integrated) by the local engine at `concurrency`."""
+    vault = work / "vault"
+    shutil.rmtree(vault, ignore_errors=True)
+    shutil.copytree(source, vault)
+    before = d2d_links(vault)
+    (vault / ".remelink").mkdir(exist_ok=True)
+    (vault / ".remelink" / "config.yaml").write_text(
+        f"model: local\nlocal: {{embedder: none}}\nauto_dream:\n  concurrency: {concurrency}\n",
+        encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    proc = subprocess.run([python(), "-c", "import sys; from remelink.cli import main; "
+                           "main(sys.argv[1:])", "dream", "run", "--vault", str(vault), "--json",
+                           "--quiet", "--today", TODAY], env=env, cwd=work, capture_output=True,
+                          text=True, check=False)
+    envelope = json.loads(proc.stdout)
+    return d2d_links(vault) - before, envelope["counts"]["units_integrated"]
+
+
 def dream(code: Path, source: Path, work: Path, *, mistake: str | None = None,
           concurrency: int = 1, latency: float = 0.0) -> Run:
     vault = work / "vault"
@@ -302,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
                 failed = sum(1 for u in run.envelope["data"]["units"] if u["status"] != "done")
                 res["mistakes"][mistake] = (median(extra) if extra else 0,
                                             median(turns) if turns else 0, failed, len(units))
+            for label, src in (("demo", DEMO), ("gen", gen)):
+                res[f"local-{label}"] = [local_links(code, src, work / f"{version}-l{c}", c)
+                                         for c in (1, 8)]
             if not args.skip_latency:
                 for c in (1, 8):
                     run = dream(code, gen, work / f"{version}-c{c}", concurrency=c,
@@ -349,7 +371,7 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
         "whose model is bench/llm_policy.py (a decent tool-calling model: clean conversations, "
         "two turns for a unit whose target it has seen). Tokens are cl100k prompt tokens counted "
         "by the provider per request (litellm.token_counter, gpt-3.5-turbo: messages and tool "
-        f"schemas; offline, network during the run: {'none' if not NETWORK else NETWORK}). "
+        f"schemas; offline, network during the run: {NETWORK if NETWORK else 'none'}). "
         f"Demo vault: fixtures/demo-vault (8 notes, EN and ZH); generated: bench/genvault.py "
         f"--notes {args.notes} --seed {args.seed} ({raw} raw notes in, {nodes} digest nodes "
         "for recall).", "",
@@ -382,6 +404,13 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
             s8, l8, u8, r8 = res["c8"]
             lines.append(f"| {version} | {s1:.1f} | {s8:.1f} | {s1 / s8:.1f}x | {l1} | {l8} | "
                          f"{u1} / {u8} | {r1} / {r8} |")
+    lines += ["", "**Links at concurrency 1 and 8 with the local engine** (deterministic; "
+              "digest-to-digest links the run added / units integrated):", "",
+              "| vault | code | concurrency 1 | concurrency 8 |", "|---|---|---|---|"]
+    for label, name in (("demo", "demo"), ("gen", "generated")):
+        for version, res in (("before", b), ("after", a)):
+            (l1, u1), (l8, u8) = res[f"local-{label}"]
+            lines.append(f"| {name} | {version} | {l1} / {u1} | {l8} / {u8} |")
     lines += ["", f"`import litellm` in a fresh process (offline switches set): "
               f"{', '.join(f'{x:.2f}' for x in imports)} s. Load average when the run started: "
               f"{load:.1f}; {machine()}.", ""]

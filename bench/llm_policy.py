@@ -37,8 +37,9 @@ _WORD_RE = re.compile(r"[a-z0-9]+|[\u4e00-\u9fff]", re.I)
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _CJK_RUN_RE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
 _SENT_RE = re.compile(r"[^.!?。！？\n]+[.!?。！？]")
-_STOP = frozenset("a an the of to in on for and or with is are be by at as it this that from "
-                  "we our use when how".split())
+_STOP = frozenset(["a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "with", "is",
+                   "are", "be", "by", "at", "as", "it", "this", "that", "from", "we", "our",
+                   "use", "when", "how"])
 
 
 def first_json(text: str) -> dict[str, Any]:

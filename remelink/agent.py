@@ -198,7 +198,7 @@ def json_problem(text: str) -> str | None:
     try:
         json.JSONDecoder().raw_decode(text, start)
     except ValueError as exc:
-        msg = getattr(exc, "msg", str(exc))
+        msg = str(getattr(exc, "msg", exc)).removesuffix(" at")  # "Invalid control character at"
         where = f" at character {getattr(exc, 'pos', 0) - start}"
         if "control character" in msg:
             return (f"{msg}{where}: a line break or tab inside a JSON string must be escaped "

@@ -67,7 +67,7 @@ ANSWER_FAILURE = "answer"        # no acceptable answer within the budget: one a
 @dataclass(frozen=True)
 class UnitResult:
     unit: Unit
-    status: str  # done | failed | deferred (a node it would have seen appeared: run it again)
+    status: str  # done | failed
     action: str | None = None
     target: str | None = None
     note: str = ""
@@ -147,10 +147,13 @@ class IntegrationContext:
     # Every node committed in this context, in order, with the rank of the unit that wrote it
     # and whether it created it (under commit_lock).
     commits: list[tuple[int, str, bool]] = field(default_factory=list)
-    # Units run side by side: a unit whose best candidates would now include a node an
-    # earlier unit (in extraction order) created after this unit started is not committed but
-    # deferred, to run again with the vault as that unit left it (as one at a time would).
-    defer_stale: bool = False
+    # Units run side by side but commit in extraction order (`rank`), as one at a time would:
+    # a unit that is done waits for the units before it to settle, then, if one of them created
+    # a node its own searches would now show among their best candidates, it runs again (it
+    # decided without a node it would have seen one at a time: a link missed, or a duplicate).
+    ordered: bool = False
+    gate: threading.Condition = field(default_factory=threading.Condition)
+    settled: set[int] = field(default_factory=set)
 
     def committed_since(self, mark: int) -> list[tuple[int, str, bool]]:
         with self.commit_lock:
@@ -159,6 +162,27 @@ class IntegrationContext:
     def mark(self) -> int:
         with self.commit_lock:
             return len(self.commits)
+
+    def settle(self, rank: int) -> None:
+        """The unit of `rank` is done with (committed, failed or not attempted)."""
+        with self.gate:
+            self.settled.add(rank)
+            self.gate.notify_all()
+
+    def wait_turn(self, rank: int) -> None:
+        """Until every unit before `rank` has settled. Units start in rank order, so the first
+        unsettled one is always running: the wait ends."""
+        with self.gate:
+            while any(r not in self.settled for r in range(rank)):
+                self.gate.wait()
+
+
+class _Stale(Exception):
+    """A unit's conversation missed a node an earlier unit created meanwhile."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        super().__init__("stale")
+        self.transcript = transcript
 
 
 def _hash(data: bytes) -> str:
@@ -213,7 +237,23 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
                    rank: int = 0) -> UnitResult:
     """Integrate one unit. Never raises for unit-level failures: they come back as `failed`,
     with the tokens, turns and time they cost, and the kind of failure (`failure`). `rank` is
-    the unit's place in extraction order (for `ctx.defer_stale`)."""
+    the unit's place in extraction order (for `ctx.ordered`); a unit that ran stale is run once
+    more, and the result carries what both conversations cost."""
+    try:
+        return _integrate_unit(ctx, unit, dry_run=dry_run, rank=rank,
+                               check_stale=ctx.ordered)
+    except _Stale as stale:
+        # Every unit before it has settled now: this conversation sees what one at a time
+        # would have, and cannot run stale again.
+        spent = stale.transcript
+        again = _integrate_unit(ctx, unit, dry_run=dry_run, rank=rank, check_stale=False)
+        return replace(again, usage=spent.usage + again.usage, steps=spent.steps + again.steps,
+                       repairs=spent.repairs + again.repairs,
+                       model_seconds=spent.model_seconds + again.model_seconds)
+
+
+def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank: int,
+                    check_stale: bool) -> UnitResult:
     started = time.perf_counter()
     settings = ctx.settings
     owner = f"{unit.id}-{threading.get_ident()}"
@@ -223,7 +263,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
 
     def search(query: str, limit: int, bucket: str | None) -> list[Any]:
         hits = list(ctx.index.search(query, limit=limit, bucket=bucket, refresh=False))
-        asked.append((query, limit, bucket, {h.path for h in hits[:prompts.RECALL_SHOWN]}))
+        asked.append((query, limit, bucket, {h.path for h in hits}))
         return hits
 
     notices: list[str] = []
@@ -308,12 +348,13 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
         warnings: tuple[str, ...] = tuple(notices) + tuple(
             f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
-        if ctx.defer_stale and _stale(ctx, mark, rank, asked):
-            return UnitResult(unit=unit, status="deferred", target=ws.target,
-                              usage=transcript.usage, steps=transcript.steps,
-                              repairs=transcript.repairs, model=ctx.model.name,
-                              seconds=time.perf_counter() - started,
-                              model_seconds=transcript.model_seconds)
+        if ctx.ordered:
+            # Wait for the units before this one without holding the target: one of them may
+            # need it (the commit checks the node did not change meanwhile).
+            ctx.claims.release(owner)
+            ctx.wait_turn(rank)
+            if check_stale and _stale(ctx, mark, rank, asked):
+                raise _Stale(transcript)
         if changed and not dry_run:
             warnings += _commit(ctx, ws, unit, receipt.target_path, after, rank=rank)
         candidates, classes, related, labelled = classify(ws, final, receipt,
@@ -353,8 +394,8 @@ def failure_kind(exc: BaseException) -> str:
 def _stale(ctx: IntegrationContext, mark: int, rank: int,
            asked: list[tuple[str, int, str | None, set[str]]]) -> bool:
     """Did a unit earlier in extraction order create, after this unit started, a node that
-    this unit's searches would now show among their best candidates? Then this unit decided
-    without a node it would have seen one at a time (a link missed, or a duplicate made)."""
+    this unit's searches would now return? Then this unit decided without a node it would have
+    seen one at a time (a link missed, or a duplicate made)."""
     fresh = {path for r, path, created in ctx.committed_since(mark) if created and r < rank}
     if not fresh:
         return False
@@ -363,8 +404,7 @@ def _stale(ctx: IntegrationContext, mark: int, rank: int,
             hits = ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
         except RemelinkError:
             continue
-        if any(h.path in fresh and h.path not in seen
-               for h in list(hits)[:prompts.RECALL_SHOWN]):
+        if any(h.path in fresh and h.path not in seen for h in hits):
             return True
     return False
 

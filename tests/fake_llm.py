@@ -13,6 +13,7 @@ did wrong, except for "stubborn" notes, which it never judges: those must stay p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
@@ -26,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MATERIAL_RE = re.compile(r"^### (\S+)\n(.*?)(?=^### |\Z)", re.S | re.M)
+NAMES = ("Alice", "Priya", "Stripe")  # what the careless model tags, when a node names it
 CHATTER_RE = re.compile(r"^(thanks|attendees|good morning)", re.I)
 SYNONYMS = {"procedure": ["procedures", "howto", "procedure"],
             "personal": ["preference", "preferences", "personal"],
@@ -74,8 +76,10 @@ class CarelessMind:
         if task.get("task") == "extract":
             return self._extract(task, users)
         if task.get("task") == "tag":
-            if "paths" in task:  # several nodes in one request (LLM tagging)
-                return {"content": json.dumps({"tags": {p: [] for p in task["paths"]}})}
+            if "paths" in task:  # several nodes in one request (LLM tagging): known names
+                texts = {m.group(1): m.group(2) for m in MATERIAL_RE.finditer(users[0])}
+                return {"content": json.dumps({"tags": {
+                    p: [n for n in NAMES if n in texts.get(p, "")] for p in task["paths"]}})}
             return {"content": json.dumps({"tags": []})}
         if "Unit to integrate:" in users[0] or "要整合的单元：" in users[0]:
             return self._integrate(messages, users[0])
@@ -249,8 +253,10 @@ class Faults:
     Records every request with what the server charged for it."""
 
     def __init__(self, kinds: tuple[str, ...] = (), rate: float = 0.0, *, seed: int = 0,
-                 at: dict[int, str] | None = None, timeout_sleep: float = 0.6) -> None:
+                 at: dict[int, str] | None = None, timeout_sleep: float = 0.6,
+                 only: str | None = None) -> None:
         self.kinds, self.rate, self.at = kinds, rate, dict(at or {})
+        self.only = only  # faults hit only requests of this task (extract, integrate, tag)
         self.rng = random.Random(seed)
         self.timeout_sleep = timeout_sleep
         self.requests = 0
@@ -259,10 +265,12 @@ class Faults:
         self.log: list[tuple[str, str | None]] = []  # (task, fault) per request
         self.lock = threading.Lock()
 
-    def draw(self) -> str | None:
+    def draw(self, task: str = "") -> str | None:
         with self.lock:
             self.requests += 1
             fault = self.at.get(self.requests)
+            if self.only is not None and task != self.only:
+                return None
             if fault is None and self.kinds and self.rng.random() < self.rate:
                 fault = self.rng.choice(self.kinds)
             if fault is not None:
@@ -289,8 +297,9 @@ class _FaultyHandler(JsonHandler):
     def do_POST(self) -> None:  # http.server's naming
         _, body = self.read_json()
         faults = self.server.faults
-        fault = faults.draw()
-        faults.log.append((_task_of(body["messages"]), fault))
+        task = _task_of(body["messages"])
+        fault = faults.draw(task)
+        faults.log.append((task, fault))
         tokens = charge(body)
         if fault == "timeout":
             time.sleep(faults.timeout_sleep)  # the client gave up before this
@@ -311,10 +320,8 @@ class _FaultyHandler(JsonHandler):
 
     def _drop(self) -> None:
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _answer(self, body: dict[str, Any], tokens: int) -> dict[str, Any]:
         answer = _completion(self.server.mind.respond(body["messages"]))

@@ -291,3 +291,37 @@ def test_a_run_fault_in_a_direct_run_is_a_run_model_error(tmp_path: Path) -> Non
     with pytest.raises(RunModelError) as info:
         faulty_run(vault, Faults(at={2: "auth"}))
     assert info.value.exit_code == 2
+
+
+# -- tagging -------------------------------------------------------------------------------------
+
+def test_tagging_takes_one_call_per_eight_nodes_and_writes_the_tags(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path, "generated")
+    faults = Faults()
+    report, _ = faulty_run(vault, faults, concurrency=4)
+    assert report.ok
+    written = set(report.created + report.updated)
+    calls = [task for task, _ in faults.log if task == "tag"]
+    assert len(written) > 16 and len(calls) == -(-len(written) // 8) == report.tag_calls
+    demo = make_vault(tmp_path, "demo")
+    report, _ = faulty_run(demo, Faults())
+    alice = [rel for rel, tags in report.tags.items() if "Alice" in tags]
+    assert alice and all("memory_tags: [Alice]" in (demo / rel).read_text(encoding="utf-8")
+                         or "- Alice" in (demo / rel).read_text(encoding="utf-8")
+                         for rel in alice)
+
+
+def test_a_tagging_outage_leaves_the_nodes_for_the_next_run(tmp_path: Path) -> None:
+    """The provider fails every tagging call: three calls (five tries each), then the pass
+    stops; the run is still ok (tags never undo the checkpoint) and the next run tags them."""
+    vault = make_vault(tmp_path, "generated")
+    faults = Faults(("server_error",), 1.0, only="tag")
+    first, _ = faulty_run(vault, faults)
+    written = set(first.created + first.updated)
+    assert first.ok and len(written) > 24 and not first.tags
+    assert [t for t, f in faults.log if t == "tag"] == ["tag"] * (3 * 5)
+    assert any(w.startswith("tagging stopped") for w in first.warnings)
+    assert set(state_of(vault)["pending_tags"]) == written
+    second, _ = faulty_run(vault, Faults())
+    assert second.units == [] and set(second.tags) == written
+    assert not state_of(vault)["pending_tags"]

@@ -349,3 +349,73 @@ def test_context_window_exceeded_fails_at_once_with_its_own_hint(
     assert message.endswith("(use a model with a larger one (for Ollama raise "
                             "model_options.num_ctx), or lower auto_dream.max_steps)")
     assert len(server.requests) == 1 and sleeps == []
+
+
+# -- answers that are no answer, cut answers, refusals (issue 23) -------------------------------
+
+def empty_choices(prompt: int) -> dict[str, Any]:
+    return {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": 0, "total_tokens": prompt}}
+
+
+def test_an_answer_without_choices_is_retried_and_its_tokens_counted(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    server.replies = [(200, empty_choices(11), {})] + [(200, body, {}) for body in GOOD_TURNS]
+    sleeps: list[float] = []
+    result = integrate_unit(context(vault, make(vault, server, sleeps=sleeps)), UNIT)
+    assert result.ok, result.error
+    assert len(sleeps) == 1 and len(server.requests) == 5
+    assert result.usage.prompt_tokens == 400 + 11  # the empty answer was charged, and counted
+
+
+def test_answers_without_choices_past_the_retries_fail_the_unit_counted(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    server.replies = [(200, empty_choices(7), {})] * 3
+    result = integrate_unit(context(vault, make(vault, server, retries=2)), UNIT)
+    assert result.failure == "transient" and result.usage.prompt_tokens == 21
+    assert result.error == ("openai/test-model: the provider answered without choices after 3 "
+                            "attempt(s)")
+
+
+def test_a_content_filter_stop_fails_the_unit_at_once(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    body = completion(content=None)
+    body["choices"][0]["finish_reason"] = "content_filter"
+    server.replies = [(200, body, {})]
+    result = integrate_unit(context(vault, make(vault, server)), UNIT)
+    assert result.failure == "unit" and len(server.requests) == 1
+    assert result.error == "openai/test-model: the provider's content filter stopped the answer"
+    assert result.usage.prompt_tokens == 100
+
+
+def test_a_refusal_is_quoted_back_and_the_unit_goes_on(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    refusal = completion(content=None)
+    refusal["choices"][0]["message"]["refusal"] = "I can't help with that request."
+    server.replies = [(200, refusal, {})] + [(200, body, {}) for body in GOOD_TURNS]
+    result = integrate_unit(context(vault, make(vault, server)), UNIT)
+    assert result.ok, result.error
+    told = server.requests[1]["body"]["messages"][-1]
+    assert told["role"] == "user"
+    assert 'no receipt found (your answer was "I can\'t help with that request.")' in \
+        told["content"]
+
+
+def test_a_cut_write_is_answered_as_cut(tmp_path: Path, server: FakeOpenAI,
+                                        network_log: list[str]) -> None:
+    vault = copy_vault(tmp_path)
+    cut = completion(tool_calls=[("call_edit", "edit", {"path": NODE, "old": "x", "new": "y"})],
+                     completion_tokens=800)
+    call = cut["choices"][0]["message"]["tool_calls"][0]["function"]
+    call["arguments"] = call["arguments"][:20]
+    cut["choices"][0]["finish_reason"] = "length"
+    server.replies = [(200, cut, {})] + [(200, body, {}) for body in GOOD_TURNS[2:]]
+    result = integrate_unit(context(vault, make(vault, server)), UNIT)
+    assert result.ok, result.error
+    said = server.requests[1]["body"]["messages"][-1]
+    assert said["role"] == "tool" and said["content"].startswith(
+        "Error: not run: your output was cut at 800 tokens (the model's output limit)")

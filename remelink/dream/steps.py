@@ -74,9 +74,9 @@ def _audit_entry(ctx: RunContext, result: UnitResult, attempts: int,
 def integrate_step(ctx: RunContext) -> None:
     """`dream_integrate_step`: each pending unit lands in exactly one node (auto-link).
 
-    With `auto_dream.concurrency` > 1 units run in parallel threads; integrate.py serialises
-    units that touch the same node (target claims, a commit check), and defers a unit that
-    missed a node an earlier unit created meanwhile: it runs again alone afterwards, as it
+    With `auto_dream.concurrency` > 1 units run in parallel threads but commit in extraction
+    order; integrate.py serialises units that touch the same node (target claims, a commit
+    check), and runs again a unit that missed a node an earlier unit created meanwhile, as it
     would have one at a time (so concurrency does not cost links or make duplicates).
 
     Failures by kind (SPEC §7.2): a unit-level failure costs the unit an attempt and the run
@@ -118,24 +118,35 @@ def integrate_step(ctx: RunContext) -> None:
     outage = ctx.outage
     outage.next_step()
     order = {u.id: i for i, u in enumerate(units)}
-    extra: dict[str, Usage] = {}  # what deferred conversations cost, per unit
-    deferred: list[Unit] = []
     charged: list[str] = []  # units charged an attempt for a transient failure in this step
 
     workers = max(1, ctx.settings.auto_dream.concurrency)
     ctx.rebind_model()
 
-    def one(unit: Unit) -> UnitResult | None:
-        if stop.is_set():
-            return None
-        if workers == 1:
-            ctx.rebind_model()  # see RunContext.rebind_model: decisions independent of history
-        return integrate_unit(ictx, unit, dry_run=ctx.dry_run, rank=order.get(unit.id, 0))
-
     def halt(why: str) -> None:
         if not stopped:
             stopped.append(why)
         stop.set()
+
+    def one(unit: Unit) -> UnitResult | None:
+        rank = order.get(unit.id, 0)
+        try:
+            if stop.is_set():
+                return None
+            if workers == 1:
+                ctx.rebind_model()  # see RunContext.rebind_model: decisions independent of history
+            result = integrate_unit(ictx, unit, dry_run=ctx.dry_run, rank=rank)
+            # Decided here, in the worker, not when the result is settled: a worker that is
+            # free picks the next unit at once, and must find the step stopped.
+            if result.failure == RUN_FAILURE:
+                halt(result.error or "the model failed")
+            elif result.failure == DISK_FAILURE:
+                halt(result.error or "the disk refused a write")
+            elif outage.record(result.failure == TRANSIENT_FAILURE, unit.id, result.error or ""):
+                halt(outage.reason())
+            return result
+        finally:
+            ictx.settle(rank)  # the units after it may commit now
 
     def skipped(unit: Unit) -> None:
         why = stopped[0] if stopped else "the step stopped"
@@ -168,22 +179,10 @@ def integrate_step(ctx: RunContext) -> None:
         if result is None:
             skipped(unit)
             return
-        usage = result.usage + extra.pop(unit.id, Usage())
-        if result.status == "deferred":
-            # Not committed: it runs again alone after this phase, seeing what it missed.
-            # What it cost so far counts (the report now, its outcome when it settles).
-            extra[unit.id] = usage
-            with ctx.state_lock:
-                ctx.report.tokens_in += result.usage.prompt_tokens
-                ctx.report.tokens_out += result.usage.completion_tokens
-            deferred.append(unit)
-            return
+        usage = result.usage
         transient = result.failure == TRANSIENT_FAILURE
         if result.failure == RUN_FAILURE:
             run_errors.append(result.error or "the model failed")
-            halt(result.error or "the model failed")
-        elif result.failure == DISK_FAILURE:
-            halt(result.error or "the disk refused a write")
         charge = result.failure not in (RUN_FAILURE, DISK_FAILURE) and \
             not (transient and outage.tripped)
         with ctx.state_lock:
@@ -209,12 +208,17 @@ def integrate_step(ctx: RunContext) -> None:
                         ctx.report.diffs[result.target] = \
                             ctx.report.diffs.get(result.target, "") + result.diff
                 ctx.report.warnings.extend(f"{result.target}: {w}" for w in result.warnings)
+            elif transient and not charge:
+                rec.status, rec.error = "pending", None  # an outage: as if never tried
             else:
                 rec.status, rec.error = "failed", result.error
+            error = result.error
+            if transient and not charge:
+                error = f"{error} (an outage: no attempt used)"
             ctx.report.units.append(UnitOutcome(
                 id=unit.id, name=unit.name, bucket=unit.bucket, paths=list(unit.paths),
                 status=result.status, action=result.action, target=result.target,
-                note=result.note, error=result.error, attempts=attempts,
+                note=result.note, error=error, attempts=attempts,
                 tokens_in=usage.prompt_tokens, tokens_out=usage.completion_tokens,
                 steps=result.steps, repairs=result.repairs,
                 duration_ms=round(result.seconds * 1000), over_budget=result.over_budget,
@@ -224,11 +228,8 @@ def integrate_step(ctx: RunContext) -> None:
             if transient and charge:
                 charged.append(unit.id)
             ctx.save_state(units=[unit.id], meta=bool(result.ok and result.changed))
-        if result.failure not in (RUN_FAILURE, DISK_FAILURE):
-            tripped = outage.record(transient, unit.id, result.error or "")
-            if tripped:
-                refund()
-                halt(outage.reason())
+        if outage.tripped:
+            refund()  # the transient failures that showed the outage cost no attempt
         ctx.reporter.advance("integrate", f"{result.action or 'FAILED'} "
                                           f"{result.target or unit.name}")
 
@@ -243,7 +244,7 @@ def integrate_step(ctx: RunContext) -> None:
         return
     first = len(ctx.report.units)
     by_id = {u.id: u for u in units}
-    ictx.defer_stale = True
+    ictx.ordered = True
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="unit") as pool:
         futures: dict[Future[UnitResult | None], Unit] = {pool.submit(one, u): u for u in units}
         try:
@@ -256,14 +257,13 @@ def integrate_step(ctx: RunContext) -> None:
             for future in futures:
                 future.cancel()
             raise
-    ictx.defer_stale = False
-    # Alone now, in extraction order, with the vault as the others left it: the deferred
-    # units, and the units that lost a race (they decided to create a node another unit
-    # created first, or found their target changed at commit). A race costs its first try
-    # an attempt, which stays in the audit trail.
+    ictx.ordered = False
+    # Alone now, in extraction order, with the vault as the others left it: the units that
+    # lost a race (they found their target changed at commit). A race costs its first try an
+    # attempt, which stays in the audit trail.
     raced = {o.id for o in ctx.report.units[first:]
              if o.status == "failed" and o.id in by_id and o.raced}
-    again = sorted({*(u.id for u in deferred), *raced}, key=lambda uid: order[uid])
+    again = sorted(raced, key=lambda uid: order[uid])
     ctx.report.units[first:] = [o for o in ctx.report.units[first:] if o.id not in raced]
     for uid in again:
         settle(by_id[uid], one(by_id[uid]))

@@ -92,8 +92,7 @@ _UNSENT = ("title", "maxLength", "minLength", "maximum", "minimum", "default",
 @functools.lru_cache(maxsize=64)
 def _spec(name: str, description: str, args: type[BaseModel]) -> ToolSpec:
     schema = args.model_json_schema()
-    for unsent in _UNSENT:
-        schema.pop(unsent, None)
+    schema.pop("title", None)  # `additionalProperties: false` stays: extra keys are refused
     for key, prop in list(schema.get("properties", {}).items()):
         options = prop.get("anyOf")
         if isinstance(options, list):  # Optional[X]: X (absent means null)
@@ -169,8 +168,9 @@ class ToolBox:
             # The usual cause: a raw line break inside a string (a `content` written as text).
             escape = " (a line break or tab inside a JSON string must be written \\n or \\t)" \
                 if "control character" in exc.msg else ""
+            what = exc.msg.removesuffix(" at")  # "Invalid control character at"
             return ToolOutcome(call.name, None,
-                               f"Error: arguments are not valid JSON ({exc.msg} at character "
+                               f"Error: arguments are not valid JSON ({what} at character "
                                f"{exc.pos}{escape}); send a JSON object")
         if not isinstance(data, dict):
             return ToolOutcome(call.name, None,
