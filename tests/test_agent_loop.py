@@ -273,7 +273,7 @@ def test_an_answer_cut_at_the_output_limit_is_answered_as_such() -> None:
     value, transcript = run_loop(model, system(), echo_box(seen), judge_json, max_steps=10,
                                  max_repairs=3)
     assert value == {"action": "CREATE"} and seen == ["short"] and transcript.repairs == 2
-    tool_says = [m["content"] for m in model.seen[1] if m["role"] == "tool"][0]
+    tool_says = next(m["content"] for m in model.seen[1] if m["role"] == "tool")
     assert tool_says == ("Error: not run: your output was cut at 5 tokens (the model's output "
                          "limit), so these arguments are incomplete. Send a shorter write, or "
                          "edit instead: an edit sends only the span it changes.")
