@@ -32,11 +32,16 @@ install: $(STAMP)            ## the package, its runtime dependencies and the de
 install-llm: $(LLM_STAMP)    ## plus litellm (hash-locked) for the LLM engine
 install-bench: $(BENCH_STAMP) ## plus the reference engines and peers the benchmarks compare with
 
-test: $(LLM_STAMP)           ## the whole suite (the litellm loopback tests need the llm extra)
-	$(PY) -m pytest -q
+# Tests run in parallel worker processes (pytest-xdist; `JOBS=1` for one process), each test
+# taken by whichever worker is free, so the long ones do not queue behind each other.
+JOBS ?= auto
+PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist worksteal
 
-test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not slow"
+test: $(LLM_STAMP)           ## every test, the slow tier included: what CI runs
+	$(PYTEST)
+
+test-fast: $(STAMP)          ## the edit loop: everything but the slow tier (tests/conftest.py)
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check remelink tests bench

@@ -16,7 +16,7 @@ import typer
 from typer._click.exceptions import UsageError as ClickUsageError  # typer vendors click
 from typer.core import TyperCommand
 
-from remelink import __version__, edge
+from remelink import __version__, command, nodesearch
 from remelink.errors import EXIT_PROBLEMS
 
 
@@ -53,9 +53,11 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
-dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint.",
+dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint, tag.",
+                        short_help="Run the dream pipeline (dream run).",
                         no_args_is_help=True, rich_markup_mode=None)
 index_app = typer.Typer(help="The node index under .remelink/index/ (derived, safe to delete).",
+                        short_help="Rebuild the node index (index rebuild).",
                         no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(dream_app, name="dream")
 app.add_typer(index_app, name="index")
@@ -71,27 +73,28 @@ JsonOpt = Annotated[bool, typer.Option(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The error edge and the helpers every command uses live in the Typer-free edge module (so that
-# `remelink node-search` can run without importing Typer); the names here are what the commands
-# below call.
-_CURRENT = edge.CURRENT
-_err = edge.err
-_elapsed = edge.elapsed
-_print_json = edge.print_json
-_open_vault = edge.open_vault
+# The error edge and the helpers every command uses live in the Typer-free `command` module (so
+# that `remelink node-search` can run without importing Typer); the names here are what the
+# commands below call.
+_CURRENT = command.CURRENT
+_err = command.err
+_elapsed = command.elapsed
+_print_json = command.print_json
+_open_vault = command.open_vault
 
 
-def handles_errors(command: str) -> Callable[[F], F]:
-    """Run `command` at the edge (`edge.run_command`): errors become one line on stderr (and,
-    with --json, a failed envelope on stdout) and an exit code; tracebacks only with --debug."""
+def handles_errors(name: str) -> Callable[[F], F]:
+    """Run the command `name` at the edge (`command.run_command`): errors become one line on
+    stderr (and, with --json, a failed envelope on stdout) and an exit code; tracebacks only
+    with --debug."""
 
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            code = edge.run_command(command, lambda: func(*args, **kwargs),
-                                    json_out=bool(kwargs.get("json_out")),
-                                    debug=bool(kwargs.get("debug")), vault=kwargs.get("vault"),
-                                    passthrough=(typer.Exit,))
+            code = command.run_command(name, lambda: func(*args, **kwargs),
+                                       json_out=bool(kwargs.get("json_out")),
+                                       debug=bool(kwargs.get("debug")),
+                                       vault=kwargs.get("vault"), passthrough=(typer.Exit,))
             raise typer.Exit(code)
 
         return wrapper  # type: ignore[return-value]
@@ -112,14 +115,16 @@ def _root(version: Annotated[bool, typer.Option(
     """remelink: memory as a markdown vault."""
 
 
-@app.command("init", cls=_Command)
+@app.command("init", cls=_Command,
+             short_help="Create the vault folders and a commented configuration.")
 @handles_errors("init")
 def init_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder to turn into a vault.")] = Path("."),
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
-    """Create daily/, resource/, digest/{procedure,personal,wiki}/ and a commented config."""
+    """Create daily/, resource/, digest/{procedure,personal,wiki}/, a commented
+    .remelink/config.yaml and .remelink/.gitignore (existing files are never overwritten)."""
     from remelink.render import init_json
     from remelink.scaffold import init
 
@@ -136,7 +141,8 @@ def init_cmd(
     return 0
 
 
-@app.command("lint-links", cls=_Command)
+@app.command("lint-links", cls=_Command,
+             short_help="Check every wikilink and every Sources section.")
 @handles_errors("lint-links")
 def lint_links_cmd(
     paths: Annotated[list[str] | None, typer.Argument(
@@ -171,7 +177,8 @@ def lint_links_cmd(
                on_json=_print_json, on_warning=lambda w: _err(f"warning: {w}"))
 
 
-@app.command("node-search", cls=_Command)
+@app.command("node-search", cls=_Command,
+             short_help="Find digest nodes by name, description, tags and body.")
 @handles_errors("node-search")
 def node_search_cmd(
     query: Annotated[str, typer.Argument(help="Plain words to look for (never query syntax).")],
@@ -184,10 +191,11 @@ def node_search_cmd(
     debug: DebugOpt = False,
 ) -> int:
     """Find digest nodes by name, description, tags and body (refreshes the index first)."""
-    return edge.node_search(query, limit, bucket, json_out, vault)
+    return nodesearch.node_search(query, limit, bucket, json_out, vault)
 
 
-@index_app.command("rebuild", cls=_Command)
+@index_app.command("rebuild", cls=_Command,
+                   short_help="Rebuild the node index from every digest node.")
 @handles_errors("index rebuild")
 def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
                       debug: DebugOpt = False) -> int:
@@ -209,7 +217,8 @@ def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
     return 0
 
 
-@app.command("integrate", cls=_Command)
+@app.command("integrate", cls=_Command,
+             short_help="Integrate memory units from a file, one node each.")
 @handles_errors("integrate")
 def integrate_cmd(
     units_file: Annotated[str, typer.Argument(
@@ -265,7 +274,8 @@ def integrate_cmd(
     return 1 if report.failed or leftover else 0
 
 
-@dream_app.command("run", cls=_Command)
+@dream_app.command("run", cls=_Command,
+                   short_help="Distil changed raw notes into linked digest nodes.")
 @handles_errors("dream run")
 def dream_run_cmd(
     vault: VaultOpt = None,
@@ -326,7 +336,8 @@ def dream_run_cmd(
     return 0 if report.ok and not leftover else EXIT_PROBLEMS
 
 
-@app.command("status", cls=_Command)
+@app.command("status", cls=_Command,
+             short_help="Show what is pending, what failed and why, and the last runs.")
 @handles_errors("status")
 def status_cmd(vault: VaultOpt = None, json_out: JsonOpt = False, debug: DebugOpt = False) -> int:
     """Summarise the checkpoint: pending and failed units (with errors), invalid notes, last

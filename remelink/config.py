@@ -103,8 +103,8 @@ class Settings:
         return self.lint.get(code, "error")
 
 
-# Every key of config.yaml: a top-level value (None) or a section with its keys. The README's
-# configuration block and the file `remelink init` writes document each (a test checks both).
+# Every key of config.yaml: a top-level value (None) or a section with its keys. The file
+# `remelink init` writes documents each (docs/configuration.md shows it; a test checks both).
 SECTIONS: dict[str, frozenset[str] | None] = {
     "model": None, "api_base": None, "language": None, "timeout": None, "retries": None,
     "retry_after_max": None,
@@ -371,7 +371,7 @@ def _env_layer(env: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
         if path is None:
             closest = _closest_env(name)
             hint = f"did you mean {closest}?" if closest else \
-                "see the configuration keys in the README"
+                "see the configuration keys in docs/configuration.md"
             warnings.append(f"{name} is not a remelink setting; ignored ({hint})")
             continue
         value: Any = raw

@@ -52,6 +52,41 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+# The slow tier: `make test` (CI) runs every test; `make test-fast` (the edit loop) leaves out
+# the tests marked `slow`. Besides the tests marked in their own file (the long crash,
+# differential, loopback-LLM and offline pre-commit runs), these are slow by file or by test:
+# each costs a second or more of CPU (a dream run per case, a subprocess per case, hypothesis
+# over whole segments) and none is what an edit to one module usually breaks.
+SLOW_TIER = (
+    "hostile/",                    # ~150 hostile vaults, a dream run or a lint each
+    "test_index_segment.py",       # full segments compared byte for byte with Whoosh's writer
+    "test_index_build.py",         # build worker processes started, killed and refused
+    "test_index_threads.py",       # threads searching while another writes
+    "test_coverage.py",            # hundreds of notes, every one with a verdict
+    "test_coverage_properties.py",
+    "test_dream_concurrency.py",
+    "test_dream_crash.py",
+    "test_precommit.py",           # pre-commit in a real git repository
+    "test_edge.py::test_entry_point_answers_as_the_typer_app",  # two processes per case
+    "test_dream_cli.py::test_progress_bars_on_a_terminal",
+    "test_dream_cli.py::test_plain_milestones_on_stderr_when_not_a_terminal",
+    "test_dream_cli.py::test_a_lock_left_by_a_killed_process_does_not_block",
+    "test_frontmatter.py::test_update_then_load_equals_the_intended_mapping",
+    "test_frontmatter.py::test_render_new_then_load_round_trips",
+    "test_lint_real.py::test_simple_frontmatter_agrees_with_pyyaml",
+)
+_TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        rel = item.path.resolve().relative_to(_TESTS).as_posix()
+        test = f"{rel}::{item.name.split('[', 1)[0]}"
+        if any(test == entry or rel == entry or (entry.endswith("/") and rel.startswith(entry))
+               for entry in SLOW_TIER):
+            item.add_marker(pytest.mark.slow)
+
+
 VaultFactory = Callable[[dict[str, str | bytes]], Path]
 
 

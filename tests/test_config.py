@@ -153,7 +153,7 @@ def test_variables_that_are_not_settings_are_not_warned_about(tmp_path: Path) ->
     assert s.warnings == ()
     far = load_settings(tmp_path, env={"REMELINK_XYZZY_QQQ": "1"})
     assert far.warnings == ("REMELINK_XYZZY_QQQ is not a remelink setting; ignored (see the "
-                            "configuration keys in the README)",)
+                            "configuration keys in docs/configuration.md)",)
 
 
 def test_every_key_has_its_variable() -> None:

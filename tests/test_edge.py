@@ -119,7 +119,7 @@ def test_crash_log_goes_to_the_vault_given(tmp_path: Path, monkeypatch: pytest.M
                                            capsys: pytest.CaptureFixture[str]) -> None:
     """An unexpected error writes its traceback into the `--vault` vault's .remelink/, also
     when the command runs from another folder."""
-    from remelink.edge import run_command
+    from remelink.command import run_command
     from remelink.errors import EXIT_PROBLEMS
 
     vault, elsewhere = tmp_path / "vault", tmp_path / "elsewhere"

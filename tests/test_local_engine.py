@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from remelink.config import Settings
-from remelink.models.local import LocalModel, embed
+from remelink.models.local import LocalModel, embed, tags
 from remelink.models.local import text as tx
 
 
@@ -51,7 +51,7 @@ def test_task_survives_code_fences_in_the_unit() -> None:
      ["Alice"]),
 ])
 def test_entity_tags(text: str, expected: list[str]) -> None:
-    assert tx.entity_tags(text, [], 3) == expected
+    assert tags.entity_tags(text, [], 3) == expected
 
 
 def test_name_phrases_and_mentions() -> None:

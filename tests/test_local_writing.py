@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from remelink.models.local import extract, shapes, write
+from remelink.models.local import extract, shapes, tags, write
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.vault.notes import parse_text
@@ -189,7 +189,7 @@ def test_sources_sentences_say_what_each_source_supports() -> None:
         "（第 D2:3、D2:5 轮）。")
 
 
-@pytest.mark.parametrize("text,tags", [
+@pytest.mark.parametrize("text,expected", [
     ("---\nname: Encrypt backups\n---\nEncrypt every backup. Launch the job from CD. Pager "
      "alerts go to the on-call.\n", []),
     ("---\nname: Checkout Redis timeouts\n---\nCause: KEYS blocks Redis while it walks the "
@@ -203,8 +203,9 @@ def test_sources_sentences_say_what_each_source_supports() -> None:
     ("---\nname: x\n---\nThe API uses JSON over HTTP; see `KEYS`.\n\n## Sources\n\nBob said "
      "this in [[daily/a.md]].\n", []),
 ])
-def test_tags_name_people_organisations_and_products_only(text: str, tags: list[str]) -> None:
-    assert tx.entity_tags(text, [], 3) == tags
+def test_tags_name_people_organisations_and_products_only(text: str,
+                                                        expected: list[str]) -> None:
+    assert tags.entity_tags(text, [], 3) == expected
 
 
 _WORDS = st.text(st.sampled_from("abcdefghij klmnop"), min_size=8, max_size=60).map(

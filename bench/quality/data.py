@@ -7,15 +7,20 @@ the throw-away one used to measure `wordllama` (see embedders.py).
 from __future__ import annotations
 
 import csv
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import splits  # bench/splits.py: the one place the splits are written
+
+SHARED_DATA = splits.SHARED_DATA
 STS = SHARED_DATA / "sts-benchmark"
 CSTSB = SHARED_DATA / "cstsb"
 PAWSX = SHARED_DATA / "pawsx-zh" / "dev_2k.tsv"
-PAWSX_SEED = 13  # the fixed split of PAWS-X zh dev into a tuning half and a held-out half
+PAWSX_SEED = splits.PAWSX_SEED
 SAME_SCORE = 4.0       # STS-B score >= 4: the same abstraction
 UNRELATED_SCORE = 2.0  # <= 2: unrelated; in between: related
 LABELS = ("same_abstraction", "related", "unrelated")
@@ -61,11 +66,11 @@ def cstsb(split: str) -> list[Pair]:
 
 
 def pawsx(half: str) -> list[Pair]:
-    """PAWS-X zh dev, split once at random (seed PAWSX_SEED) into `tune` (tuning only) and
-    `test` (held out). A paraphrase (label 1) counts as score 5, a non-paraphrase (0: the same
-    words in another order, another meaning) as score 0: it must never merge."""
-    import random
-
+    """PAWS-X zh dev, split once at random (bench/splits.py, seed 13) into `tune` (tuning only)
+    and `test` (held out). A paraphrase (label 1) counts as score 5, a non-paraphrase (0: the
+    same words in another order, another meaning) as score 0: it must never merge."""
+    if half not in splits.PAIRS["pawsx"]:
+        raise ValueError(f"PAWS-X zh has no half {half!r}: tune or test")
     rows = []
     with open(PAWSX, encoding="utf-8") as fh:
         next(fh)
@@ -74,15 +79,13 @@ def pawsx(half: str) -> list[Pair]:
             if len(row) == 4 and row[3] in ("0", "1"):
                 rows.append(Pair(f"pawsx-{row[0]}", 5.0 if row[3] == "1" else 0.0,
                                  row[1].strip(), row[2].strip()))
-    order = list(range(len(rows)))
-    random.Random(PAWSX_SEED).shuffle(order)
-    chosen = order[: len(rows) // 2] if half == "tune" else order[len(rows) // 2:]
-    return [rows[i] for i in sorted(chosen)]
+    tune, test = splits.pawsx_halves(len(rows))
+    return [rows[i] for i in (tune if half == "tune" else test)]
 
 
 DATASETS = {"stsb": ("en", sts), "cstsb": ("zh", cstsb), "pawsx": ("zh", pawsx)}
-# The split each data set is tuned on and the one it is reported on.
-SPLITS = {"stsb": ("train", "dev"), "cstsb": ("train", "dev"), "pawsx": ("tune", "test")}
+# The split each data set is tuned on and the one it is reported on (bench/splits.py).
+SPLITS = splits.PAIRS
 
 
 def load(name: str, split: str) -> list[Pair]:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remelink.dream.untrusted import Kinds, audit_entries, clean_state
+from remelink.dream.untrusted import Kinds, audit_entries, problem_line, run_id_ok
 from remelink.errors import NoteError, StateError
 from remelink.units import Revision, Unit
 from remelink.vault.boundary import read_file, vault_real
@@ -480,3 +480,45 @@ def _audited_done(vault: Path, run_ids: list[str],
             continue
         done.update(audit_entries(lines.splitlines(), rel, kinds, problems))
     return done
+
+
+def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[str]:
+    """Drop (or, for a unit's target, clear) every entry of the loaded checkpoint that names
+    something other than what it must (dream/untrusted.py); one problem line per entry,
+    naming `source`."""
+    kinds = kinds or Kinds.of(state.path.parent.parent)
+    raw = f"{kinds.folders.daily}/ or {kinds.folders.resource}/"
+    problems: list[str] = []
+    for rel in list(state.inputs):
+        if not kinds.raw_note(rel):
+            problems.append(problem_line(source, "inputs entry", rel, f"is not a note under {raw}"))
+            del state.inputs[rel]
+    for uid, rec in list(state.units.items()):
+        bad = next((p for p in rec.unit.paths if not kinds.raw_note(p)), None)
+        if bad is not None:
+            problems.append(problem_line(source, f"unit {uid} path", bad,
+                                         f"is not a note under {raw}"))
+            del state.units[uid]
+            continue
+        if rec.target is not None and not kinds.node_path(rec.target):
+            problems.append(problem_line(source, f"unit {uid} target", rec.target,
+                                         f"is not a {kinds.folders.digest}/<bucket>/ node"))
+            rec.target, rec.commit_hash = None, None
+            if rec.status == "committing":  # nothing can be checked: integrate it again
+                rec.status = "pending"
+    kept_runs = []
+    for run in state.runs:
+        if run_id_ok(run.get("id")):
+            kept_runs.append(run)
+        else:
+            problems.append(problem_line(source, "run id", run.get("id"), "is not a run id"))
+    state.runs = kept_runs
+    tags = []
+    for rel in state.pending_tags:
+        if kinds.existing_node(rel):
+            tags.append(rel)
+        else:
+            problems.append(problem_line(source, "pending_tags entry", rel,
+                                         "is not an existing digest node"))
+    state.pending_tags = tags
+    return problems

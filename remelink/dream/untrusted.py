@@ -1,7 +1,7 @@
 """Everything read from `.remelink/` is untrusted input (SPEC §1, "the vault is the boundary").
 
-The README recommends committing `state.json` and `runs/` to git, so a crafted commit can put
-any text in them. Before the checkpoint is used, every path in it is validated as a workspace
+The docs suggest committing `state.json` and `runs/` to git, so a crafted commit can put any
+text in them. Before the checkpoint is used, every path in it is validated as a workspace
 path of the kind it must be, and anything else is one line naming the file and the entry,
 dropped, never followed:
 
@@ -31,7 +31,6 @@ from remelink.vault.paths import BUCKETS, name_problem, normalize_relpath, shown
 
 if TYPE_CHECKING:
     from remelink.config import Folders
-    from remelink.dream.state import State
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 NOTE = "the checkpoint is untrusted input: nothing it names outside its place is used"
@@ -107,52 +106,11 @@ def run_id_ok(value: Any) -> bool:
     return isinstance(value, str) and _RUN_ID.fullmatch(value) is not None and ".." not in value
 
 
-def _line(source: str, entry: str, value: Any, why: str) -> str:
+def problem_line(source: str, entry: str, value: Any, why: str) -> str:
     text = shown(value) if isinstance(value, str) else repr(value)
     if len(text) > 120:
         text = text[:117] + "..."
     return f"{source}: {entry} {text!r} {why}; ignored ({NOTE})"
-
-
-def clean_state(state: State, source: str, kinds: Kinds | None = None) -> list[str]:
-    """Drop (or, for a unit's target, clear) every entry of the loaded checkpoint that names
-    something other than what it must; one problem line per entry, naming `source`."""
-    kinds = kinds or Kinds.of(state.path.parent.parent)
-    problems: list[str] = []
-    for rel in list(state.inputs):
-        if not kinds.raw_note(rel):
-            problems.append(_line(source, "inputs entry", rel, "is not a note under "
-                                  f"{kinds.folders.daily}/ or {kinds.folders.resource}/"))
-            del state.inputs[rel]
-    for uid, rec in list(state.units.items()):
-        bad = next((p for p in rec.unit.paths if not kinds.raw_note(p)), None)
-        if bad is not None:
-            problems.append(_line(source, f"unit {uid} path", bad, "is not a note under "
-                                  f"{kinds.folders.daily}/ or {kinds.folders.resource}/"))
-            del state.units[uid]
-            continue
-        if rec.target is not None and not kinds.node_path(rec.target):
-            problems.append(_line(source, f"unit {uid} target", rec.target,
-                                  f"is not a {kinds.folders.digest}/<bucket>/ node"))
-            rec.target, rec.commit_hash = None, None
-            if rec.status == "committing":  # nothing can be checked: integrate it again
-                rec.status = "pending"
-    kept_runs = []
-    for run in state.runs:
-        if run_id_ok(run.get("id")):
-            kept_runs.append(run)
-        else:
-            problems.append(_line(source, "run id", run.get("id"), "is not a run id"))
-    state.runs = kept_runs
-    tags = []
-    for rel in state.pending_tags:
-        if kinds.existing_node(rel):
-            tags.append(rel)
-        else:
-            problems.append(_line(source, "pending_tags entry", rel,
-                                  "is not an existing digest node"))
-    state.pending_tags = tags
-    return problems
 
 
 def audit_entries(lines: Iterable[str], source: str, kinds: Kinds,
@@ -172,7 +130,7 @@ def audit_entries(lines: Iterable[str], source: str, kinds: Kinds,
             continue
         target = entry.get("target")
         if target is not None and not kinds.existing_node(target):
-            problems.append(_line(f"{source} line {number}", "target", target,
+            problems.append(problem_line(f"{source} line {number}", "target", target,
                                   "is not an existing digest node"))
             continue
         done[str(entry["unit"])] = entry

@@ -27,14 +27,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from hashlib import md5
 from operator import sub
 from pickle import dumps
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from whoosh.codec import whoosh3
 from whoosh.filedb import filetables
 from whoosh.system import pack_int, pack_long, pack_uint, pack_ushort
 
-if TYPE_CHECKING:
-    from remelink.index.segment import Postings, Run
+from remelink.index.runs import Postings, Run, TermPart
 
 _MAGIC = whoosh3.WHOOSH3_HEADER_MAGIC
 # whoosh3 skips zlib under 80 bytes; a fork without this constant (whoosh-reloaded 2.7.5)
@@ -44,11 +43,6 @@ _BLOCK = 128
 _TERMINFO = struct.Struct("!BfIBBfII")  # W3TermInfo._struct: flags, weight, df, lengths, ...
 _HASH_LENGTHS = struct.Struct("!ii")  # filetables._lengths: key and value length of a record
 _INT = struct.Struct("!i")
-
-# One term of one run: (term bytes, its blocks, where in them the last block's length is,
-# total weight, document frequency, min and max length code (0: none), max weight, first and
-# last document number).
-TermPart = tuple[bytes, bytes, int, float, int, int, int, float, int, int]
 
 
 def supported(writer: Any) -> bool:

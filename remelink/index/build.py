@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from remelink.index.gather import Indexed, read_run
 from remelink.index.nodes import FileStat, read_node
 from remelink.index.worker import Worker, WorkerFailed
 
@@ -38,16 +39,6 @@ PARALLEL_MIN = 1200
 # and writes all terms and commits, so an even split left the worker idle a third of the
 # time (6,500-node benchmark vault: 5.3 s of CPU here, 3.5 s in the worker).
 WORKER_SHARE = 0.62
-
-
-@dataclass(frozen=True, slots=True)
-class Indexed:
-    """What the manifest and the notices need to know about one file of a build."""
-
-    path: str
-    fingerprint: str
-    indexed: bool
-    notice: str | None
 
 
 @dataclass(frozen=True)
@@ -118,7 +109,7 @@ def _two_runs(writer: Any, directory: Path, files: Sequence[tuple[str, FileStat]
     """The first run in a worker, the second here, merged into `writer`'s segment as the
     worker's encoded terms arrive (see remelink/index/worker.py)."""
     from remelink.index import blocks
-    from remelink.index.segment import Run
+    from remelink.index.runs import Run
 
     first, second = split(files, WORKER_SHARE)
     worker = Worker.start(directory, first, digest, max_bytes)
@@ -148,22 +139,6 @@ def split(files: Sequence[tuple[str, FileStat]], share: float
             return files[:i], files[i:]
         acc += stat.size
     return files, []
-
-
-def read_run(schema: Any, run: Sequence[tuple[str, FileStat]], digest: str,
-             max_bytes: int) -> tuple[Any, list[Indexed]]:
-    """Read, parse and analyse every file of `run` into a SegmentBuilder."""
-    from remelink.index import engine
-    from remelink.index.segment import SegmentBuilder
-
-    builder = SegmentBuilder(schema)
-    out: list[Indexed] = []
-    for rel, stat in run:
-        result = read_node(rel, stat, digest, max_bytes)
-        if result.doc is not None:
-            builder.add(engine.fields_of(result.doc))
-        out.append(Indexed(rel, result.fingerprint, result.doc is not None, result.notice))
-    return builder, out
 
 
 def _whoosh_run(writer: Any, run: Sequence[tuple[str, FileStat]], digest: str,

@@ -21,7 +21,6 @@ in tests/test_index_segment.py).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from whoosh import formats
@@ -29,25 +28,7 @@ from whoosh.util.numeric import length_to_byte
 
 from remelink.index import analysis, blocks
 from remelink.index.engine import SEP, NodeAnalyzer
-
-# A posting list under construction: [docnum, weight, value] repeated, one flat list per term
-# (the cheapest structure to append to: no tuple per posting). For the fields analysed here
-# the weight is an int (the section weights are whole numbers; small ints are shared objects,
-# floats would cost 24 bytes each) and the value is the frequency; for the others they are
-# the codec's float weight and value bytes.
-Postings = list[Any]
-
-
-@dataclass
-class Run:
-    """One run of documents, ready to be written: what `blocks.write_runs` needs."""
-
-    count: int
-    # per document: (field name, stored value or None, length), in add_document's order
-    docs: list[list[tuple[str, Any, int]]]
-    # per field: the encoded terms, sorted by term bytes (see blocks.encode_terms); a list
-    # for a run sent from another process, a one-pass iterator for a run written here
-    fields: dict[str, Iterable[blocks.TermPart]]
+from remelink.index.runs import Postings, Run, TermPart
 
 
 class SegmentBuilder:
@@ -145,7 +126,7 @@ class SegmentBuilder:
     def encode(self, docbase: int = 0, *, lazy: bool = False) -> Run:
         """The run, its document numbers shifted by `docbase`, postings encoded (`lazy`: as
         the run is written, one term at a time, which bounds memory; otherwise now)."""
-        fields: dict[str, Iterable[blocks.TermPart]] = {}
+        fields: dict[str, Iterable[TermPart]] = {}
         for name in sorted(self.postings):
             field = self.schema[name]
             terms = blocks.encode_terms(

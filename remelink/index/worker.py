@@ -175,8 +175,9 @@ def main(job_path: str, expected_file: str) -> int:
     if str(Path(__file__).resolve()) != expected_file:
         print(f"worker imports remelink from {__file__}, not {expected_file}", file=sys.stderr)
         return 3
-    from remelink.index import blocks, engine
-    from remelink.index.build import read_run
+    from remelink.index import engine
+    from remelink.index.gather import read_run
+    from remelink.index.runs import TermPart
 
     job = pickle.loads(Path(job_path).read_bytes())
     run = [(rel, FileStat(disk, mtime, size)) for rel, disk, mtime, size in job["files"]]
@@ -193,7 +194,7 @@ def main(job_path: str, expected_file: str) -> int:
          [(r.path, r.fingerprint, r.indexed, r.notice) for r in results])
     run_ = builder.encode(docbase=0, lazy=True)
     for name in sorted(run_.fields):
-        batch: list[blocks.TermPart] = []
+        batch: list[TermPart] = []
         for part in run_.fields[name]:
             batch.append(part)
             if len(batch) >= BATCH:

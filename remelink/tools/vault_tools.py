@@ -2,9 +2,10 @@
 
 Reads may open any note of the vault except dot-folders (`.remelink/`, `.git/`). Writes reach
 only the unit's single target under `digest/<bucket>/`, are staged in memory, and are refused
-when they would drop a line of prose, a wikilink or a Sources sentence the node had, or repeat
-a Sources sentence (SPEC §7.2). A staged node is checked at once (`check`): the tool's answer
-lists what would keep the receipt from being accepted, so the model fixes it in the same turn.
+when they would drop a line of prose, a wikilink or a Sources sentence the node had, repeat a
+Sources sentence, or add code that none of the unit's notes holds (SPEC §7.2, codeguard.py). A
+staged node is checked at once (`check`): the tool's answer lists what would keep the receipt
+from being accepted, so the model fixes it in the same turn.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from remelink import codeguard
 from remelink.guards import conservation_problems, duplicate_sources, quote_line, quoted_lines
 from remelink.tools.base import Tool, ToolBox, ToolError
 from remelink.tools.line_endings import find_once, with_endings_of
@@ -216,6 +218,30 @@ class VaultTools:
     def __init__(self, ws: UnitWorkspace, check: Check | None = None) -> None:
         self.ws = ws
         self.check = check
+        self._sources: list[str] | None = None
+
+    def _source_texts(self) -> list[str]:
+        """The texts of the unit's notes (read once; a note that cannot be read gives none)."""
+        if self._sources is None:
+            texts = []
+            for path in self.ws.unit.paths if self.ws.unit is not None else ():
+                try:
+                    note = self.ws.current(self.ws.readable(path))
+                except Exception:  # a missing or unreadable note vouches for no code
+                    note = None
+                if note is not None:
+                    texts.append(note.text)
+            self._sources = texts
+        return self._sources
+
+    def _no_invented_code(self, current: Note | None, original: Note | None, new: Note) -> None:
+        """SPEC §7.2: the code this call adds must occur verbatim in one of the unit's notes."""
+        before = [n.body for n in (current, original) if n is not None]
+        found = codeguard.invented(new.body, before, self._source_texts())
+        if found:
+            paths = list(self.ws.unit.paths) if self.ws.unit is not None else []
+            message, items, tail = codeguard.refusal(found, new.path, paths)
+            raise ToolError(message, items=items, tail=tail)
 
     # -- reading ---------------------------------------------------------------------------
     def node_search(self, args: NodeSearchArgs) -> str:
@@ -355,6 +381,7 @@ class VaultTools:
             new = replace_body(updated, to_newline(body, newline))
             verb = "overwrite of the existing node"
         self._conserve(original, new)
+        self._no_invented_code(current, original, new)
         _check_growth(original, new)
         ws.stage(new, original)
         return self._checked(f"Staged {verb} {rel} ({len(new.render())} bytes, "
@@ -380,6 +407,7 @@ class VaultTools:
         new_text = with_endings_of(args.new, body, start, end, current.newline)
         updated = replace_body(current, body[:start] + new_text + body[end:])
         self._conserve(original, updated)
+        self._no_invented_code(current, original, updated)
         _check_growth(original, updated)
         ws.stage(updated, original)
         return self._checked(f"Staged edit of {rel} (1 replacement).", updated, original)

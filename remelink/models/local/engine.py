@@ -25,7 +25,7 @@ from typing import Any
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, relate, revise, shapes, write
+from remelink.models.local import decide, embed, extract, relate, revise, shapes, tags, write
 from remelink.models.local import points as pts
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
@@ -101,7 +101,7 @@ class LocalModel:
         note = parse_text(path, strip_trailer(read.result))
         existing = [t for t in task.get("existing_tags") or [] if isinstance(t, str)]
         max_tags = int(task.get("max_tags") or 3)
-        return answer({"tags": tx.entity_tags(_own_words(note.text), existing, max_tags)})
+        return answer({"tags": tags.entity_tags(_own_words(note.text), existing, max_tags)})
 
     @staticmethod
     def _topics(task: dict[str, Any]) -> AssistantTurn:

@@ -379,13 +379,6 @@ def clauses(text: str) -> list[str]:
     return [p for p in out if len(p) >= 6]
 
 
-def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
-    """Entity tags for a node (people, organisations, projects, products): see tags.py."""
-    from remelink.models.local.tags import entity_tags as pick
-
-    return pick(text, existing, max_tags)
-
-
 def keywords(text: str, limit: int = 5) -> list[str]:
     words = re.findall(r"[A-Za-z][A-Za-z-]{3,}|[\u4e00-\u9fff]{2,4}", text)
     out: list[str] = []
