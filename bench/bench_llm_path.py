@@ -88,6 +88,15 @@ class Request:
     lang: str
     tokens: int
     first: bool         # the first request of its conversation
+    repair: bool        # the conversation so far holds a refusal or a repair message
+
+
+def repairing(messages: list[dict[str, Any]]) -> bool:
+    users = [m for m in messages if m.get("role") == "user"]
+    return len(users) > 1 or any(
+        m.get("role") == "tool" and (str(m.get("content") or "").startswith("Error:") or
+                                     "Not acceptable yet" in str(m.get("content") or ""))
+        for m in messages)
 
 
 @dataclass
@@ -115,7 +124,8 @@ class Provider:
         with self.lock:
             self.requests.append(Request(kind, unit, lang, tokens,
                                          first=len([m for m in messages
-                                                    if m.get("role") != "system"]) == 1))
+                                                    if m.get("role") != "system"]) == 1,
+                                         repair=repairing(messages)))
         return answer
 
 
@@ -185,6 +195,7 @@ class Run:
     requests: list[Request]
     seconds: float
     links_added: int
+    policy: Decent
 
 
 def local_links(code: Path, source: Path, work: Path, concurrency: int) -> tuple[int, int]:
@@ -231,7 +242,7 @@ def dream(code: Path, source: Path, work: Path, *, mistake: str | None = None,
     if not proc.stdout.strip():
         raise SystemExit(f"dream run failed ({code}): {proc.stderr[-2000:]}")
     envelope = json.loads(proc.stdout)
-    return Run(envelope, provider.requests, seconds, d2d_links(vault) - before)
+    return Run(envelope, provider.requests, seconds, d2d_links(vault) - before, provider.policy)
 
 
 # -- figures ------------------------------------------------------------------------------------
@@ -242,9 +253,11 @@ def units_of(run: Run) -> dict[str, dict[str, Any]]:
     for r in run.requests:
         if r.task != "integrate" or r.unit is None:
             continue
-        u = out.setdefault(r.unit, {"tokens": 0, "first": 0, "turns": 0, "lang": r.lang})
+        u = out.setdefault(r.unit, {"tokens": 0, "first": 0, "turns": 0, "lang": r.lang,
+                                    "clean": True})
         u["tokens"] += r.tokens
         u["turns"] += 1
+        u["clean"] = u["clean"] and not r.repair
         if r.first and not u["first"]:
             u["first"] = r.tokens
     return out
@@ -259,15 +272,15 @@ def stats(xs: list[float]) -> str:
 def clean_row(label: str, run: Run) -> dict[str, Any]:
     units = units_of(run)
     done = {u["name"]: u for u in run.envelope["data"]["units"]}
-    rows = list(units.values())
+    rows = [u for u in units.values() if u["clean"]]
     counts = run.envelope["counts"]
     notes = max(1, counts["files_changed"])
     extract = sum(r.tokens for r in run.requests if r.task == "extract")
     tags = [r for r in run.requests if r.task == "tag"]
     tagged = len(run.envelope["data"]["tags"]) or 1
     return {
-        "label": label,
-        "units": len(rows), "done": sum(1 for u in done.values() if u["status"] == "done"),
+        "label": label, "clean": len(rows), "units": len(units),
+        "done": sum(1 for u in done.values() if u["status"] == "done"),
         "all": [u["tokens"] for u in rows],
         "en": [u["tokens"] for u in rows if u["lang"] == "en"],
         "zh": [u["tokens"] for u in rows if u["lang"] == "zh"],
@@ -311,16 +324,21 @@ def main(argv: list[str] | None = None) -> int:
             res: dict[str, Any] = {}
             res["demo"] = clean_row("demo", dream(code, DEMO, work / f"{version}-demo"))
             res["gen"] = clean_row("gen", dream(code, gen, work / f"{version}-gen"))
-            clean = units_of(dream(code, DEMO, work / f"{version}-m"))
+            clean = units_of(dream(code, gen, work / f"{version}-m"))
             res["mistakes"] = {}
             for mistake in MISTAKES:
-                run = dream(code, DEMO, work / f"{version}-m", mistake=mistake)
+                run = dream(code, gen, work / f"{version}-m", mistake=mistake)
                 units = units_of(run)
-                extra = [units[k]["tokens"] - clean[k]["tokens"] for k in units if k in clean]
-                turns = [units[k]["turns"] - clean[k]["turns"] for k in units if k in clean]
-                failed = sum(1 for u in run.envelope["data"]["units"] if u["status"] != "done")
+                made = {json.dumps([p.unit["name"], p.unit["paths"]], ensure_ascii=False)
+                        for p in run.policy.plays.values() if p.made}
+                keys = [k for k in units if k in clean and k in made]
+                extra = [units[k]["tokens"] - clean[k]["tokens"] for k in keys]
+                turns = [units[k]["turns"] - clean[k]["turns"] for k in keys]
+                names = {json.loads(k)[0] for k in keys}
+                failed = sum(1 for u in run.envelope["data"]["units"]
+                             if u["status"] != "done" and u["name"] in names)
                 res["mistakes"][mistake] = (median(extra) if extra else 0,
-                                            median(turns) if turns else 0, failed, len(units))
+                                            median(turns) if turns else 0, failed, len(keys))
             for label, src in (("demo", DEMO), ("gen", gen)):
                 res[f"local-{label}"] = [local_links(code, src, work / f"{version}-l{c}", c)
                                          for c in (1, 8)]
@@ -330,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                                 latency=args.latency)
                     res[f"c{c}"] = (run.envelope["duration_ms"] / 1000, run.links_added,
                                     run.envelope["counts"]["units_integrated"],
-                                    len(run.requests))
+                                    len(run.requests), sum(r.tokens for r in run.requests))
             results[version] = res
             print(version, json.dumps({k: v for k, v in res.items() if k != "mistakes"},
                                       default=str)[:2000], file=sys.stderr)
@@ -357,7 +375,7 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
         out = []
         for version, res in (("before", b), ("after", a)):
             r = res[which]
-            out.append(f"| {label} | {version} | {r['units']} ({r['done']} done) | "
+            out.append(f"| {label} | {version} | {r['clean']} of {r['units']} ({r['done']} done) | "
                        f"{stats(r['all'])} | {stats(r['en'])} | {stats(r['zh'])} | "
                        f"{stats(r['first'])} | {median(r['turns']) if r['turns'] else 0:.0f} / "
                        f"{max(r['turns'], default=0)} | {r['extract_per_note']:,.0f} | "
@@ -375,14 +393,18 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
         f"Demo vault: fixtures/demo-vault (8 notes, EN and ZH); generated: bench/genvault.py "
         f"--notes {args.notes} --seed {args.seed} ({raw} raw notes in, {nodes} digest nodes "
         "for recall).", "",
-        "| vault | code | units | prompt tokens per unit: median / p90 / max | English | "
-        "Chinese | first request | turns: median / max | extraction tokens per note | tagging "
-        "calls per node | all prompt tokens |",
+        "Per unit: the clean ones (no refusal or repair in their conversation: the model's "
+        "repairs are below).", "",
+        "| vault | code | clean units | prompt tokens per clean unit: median / p90 / max | "
+        "English | Chinese | first request | turns: median / max | extraction tokens per note | "
+        "tagging calls per node | all prompt tokens |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
         *row("demo", "demo"), *row("gen", "generated"), "",
-        "**Repair cost per mistake class** (demo vault; the model makes the mistake once on "
-        "every unit's first act, then repairs it from what it is told; extra prompt tokens and "
-        "turns per unit over the clean run, medians; units that still failed):", "",
+        "**Repair cost per mistake class** (generated vault; the model makes the mistake once on "
+        "every unit's first act where it can (a relation field or a link without .md needs a "
+        "related node), then repairs it from what it is told; extra prompt tokens and turns per "
+        "unit over the same unit's clean run, medians, over the units that made it; of those, the "
+        "ones that still failed):", "",
         "| mistake | before: extra tokens | before: extra turns | before: failed | after: extra "
         "tokens | after: extra turns | after: failed |",
         "|---|---|---|---|---|---|---|",
@@ -397,13 +419,13 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
                   "request; wall time of the run from its --json envelope, the litellm import "
                   "included; digest-to-digest links the run added):", "",
                   "| code | concurrency 1: seconds | concurrency 8: seconds | speed-up | links at "
-                  "1 | links at 8 | units at 1 / 8 | requests at 1 / 8 |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "1 | links at 8 | units at 1 / 8 | requests at 1 / 8 | prompt tokens at 1 / 8 |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for version, res in (("before", b), ("after", a)):
-            s1, l1, u1, r1 = res["c1"]
-            s8, l8, u8, r8 = res["c8"]
+            s1, l1, u1, r1, t1 = res["c1"]
+            s8, l8, u8, r8, t8 = res["c8"]
             lines.append(f"| {version} | {s1:.1f} | {s8:.1f} | {s1 / s8:.1f}x | {l1} | {l8} | "
-                         f"{u1} / {u8} | {r1} / {r8} |")
+                         f"{u1} / {u8} | {r1} / {r8} | {t1:,} / {t8:,} |")
     lines += ["", "**Links at concurrency 1 and 8 with the local engine** (deterministic; "
               "digest-to-digest links the run added / units integrated):", "",
               "| vault | code | concurrency 1 | concurrency 8 |", "|---|---|---|---|"]

@@ -288,7 +288,9 @@ class Decent:
 
     # -- integration -------------------------------------------------------------------------
     def play_of(self, unit: dict[str, Any], first: str) -> UnitPlay:
-        key = json.dumps(unit, sort_keys=True, ensure_ascii=False)
+        # One play per conversation (a model remembers nothing between two of them): a unit
+        # run again sees other candidates and decides again.
+        key = json.dumps([unit, first], sort_keys=True, ensure_ascii=False)
         with self.lock:
             play = self.plays.get(key)
             if play is None:

@@ -32,7 +32,7 @@ from remelink.agent import (
     run_loop,
 )
 from remelink.config import Settings
-from remelink.errors import RUN, FileSystemError, ModelError, RemelinkError, RunModelError
+from remelink.errors import RUN, UNIT, FileSystemError, ModelError, RemelinkError, RunModelError
 from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
 from remelink.outage import Outage
@@ -385,7 +385,7 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
 def failure_kind(exc: BaseException) -> str:
     """What a unit's failure stops and costs (the *_FAILURE kinds)."""
     if isinstance(exc, ModelError):
-        return {RUN: RUN_FAILURE, "unit": UNIT_FAILURE}.get(exc.kind, TRANSIENT_FAILURE)
+        return {RUN: RUN_FAILURE, UNIT: UNIT_FAILURE}.get(exc.kind, TRANSIENT_FAILURE)
     if isinstance(exc, FileSystemError):  # a full or read-only disk is not the unit's fault
         return DISK_FAILURE
     return ANSWER_FAILURE
@@ -395,7 +395,9 @@ def _stale(ctx: IntegrationContext, mark: int, rank: int,
            asked: list[tuple[str, int, str | None, set[str]]]) -> bool:
     """Did a unit earlier in extraction order create, after this unit started, a node that
     this unit's searches would now return? Then this unit decided without a node it would have
-    seen one at a time (a link missed, or a duplicate made)."""
+    seen one at a time (a link missed, or a duplicate made). Every hit counts, not only the best
+    few: a model links candidates far down the list (the trade-off measured is in docs/llm.md,
+    "Concurrency")."""
     fresh = {path for r, path, created in ctx.committed_since(mark) if created and r < rank}
     if not fresh:
         return False

@@ -169,7 +169,7 @@ $evidence
 # The recall of the first message, sized in estimated tokens (remelink/tokens.py) so that the
 # first request stays under 2,000 tokens in either language: a clean unit then fits in two
 # turns and under 4,000 prompt tokens (docs/benchmarks.md, "LLM path").
-RECALL_SHOWN = 5              # candidates listed (name and description)
+RECALL_SHOWN = 6              # candidates listed (name and description)
 RECALL_BODIES = 2             # of which this many best ones also show their body ...
 RECALL_BODY_TOKENS = 300      # ... when it is at most this long ...
 RECALL_BODIES_TOKENS = 350    # ... and the bodies shown stay within this together

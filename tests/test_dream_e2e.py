@@ -439,3 +439,54 @@ def test_an_unexpected_index_failure_rebuilds_the_index_and_goes_on() -> None:
     assert index.search("q") == ["hit"]
     with pytest.raises(VaultBusy):  # our own errors are not swallowed
         index.search("busy")
+
+
+class Costly:
+    """The local engine, charged 5,000 prompt tokens a turn (a unit takes two turns or more)."""
+
+    name = "costly"
+
+    def __init__(self, settings: Any) -> None:
+        from remelink.models.local import LocalModel
+
+        self.inner = LocalModel(settings)
+
+    def bind_index(self, index: Any) -> None:
+        self.inner.bind_index(index)
+
+    def complete(self, messages: Any, tools: Any) -> Any:
+        from dataclasses import replace
+
+        from remelink.models.base import Usage
+
+        return replace(self.inner.complete(messages, tools), usage=Usage(5000, 10))
+
+
+def test_a_unit_over_its_token_budget_fails_cleanly_and_says_so(tmp_path: Path) -> None:
+    """SPEC §7.2 "Bounded": the budget is reported in the envelope, the audit and status."""
+    from remelink.render import dream_json
+
+    vault = copy_fixture(tmp_path, "en")
+    settings = settings_of(vault, unit_tokens=8000)
+    before = notes_bytes(vault, ("digest",))
+    report = run(vault, Costly(settings), settings)
+    over = [u for u in report.units if u.over_budget]
+    assert over and all(u.status == "failed" and u.attempts == 1 for u in over)
+    assert all(u.tokens_in <= 8000 for u in report.units)
+    assert (over[0].error or "").startswith("token budget reached: 5,000 prompt tokens in 1 "
+                                            "turn(s), and the next request would take about "
+                                            "5,000 more, over auto_dream.unit_tokens (8,000)")
+    assert not report.ok
+    envelope = json.loads(dream_json(report, 0.0))
+    assert envelope["counts"]["units_over_budget"] == len(over)
+    assert envelope["data"]["budget"] == {"unit_tokens": 8000, "max_steps": 30,
+                                          "repair_turns": 3}
+    lines = [a for a in audit_lines(vault) if a.get("budget", {}).get("over")]
+    assert {a["unit"] for a in lines} == {u.id for u in over}
+    text = status_text(status(vault, settings))
+    assert "token budget reached" in text
+    # A unit that failed wrote nothing; the others went on.
+    done = [u for u in report.units if u.status == "done"]
+    assert all(u.target for u in done)
+    changed = {p for p, b in notes_bytes(vault, ("digest",)).items() if before.get(p) != b}
+    assert changed == {u.target for u in done if u.target}

@@ -419,3 +419,108 @@ def test_a_cut_write_is_answered_as_cut(tmp_path: Path, server: FakeOpenAI,
     said = server.requests[1]["body"]["messages"][-1]
     assert said["role"] == "tool" and said["content"].startswith(
         "Error: not run: your output was cut at 800 tokens (the model's output limit)")
+
+
+# -- every class litellm raises, by what it stops (SPEC §7.2 "Errors by kind") ------------------
+
+def _err(message: str, kind: str = "invalid_request_error",
+         code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "code": code, "param": None}}
+
+
+# (status, body, what litellm raises for it, the kind, the words of the one line)
+FAULTS = [
+    (429, _err("Rate limit reached", "requests"), "RateLimitError", "transient", "rate limited"),
+    (500, _err("boom", "server_error"), "InternalServerError", "transient", "server error (500)"),
+    (502, _err("bad gateway"), "BadGatewayError", "transient", "server error (502)"),
+    (503, _err("overloaded"), "ServiceUnavailableError", "transient", "overloaded"),
+    (529, _err("overloaded"), "APIError", "transient", "overloaded"),
+    (200, {"hello": "world"}, "InternalServerError", "transient", "server error (500)"),
+    (400, _err("This model's maximum context length is 8192 tokens.",
+               code="context_length_exceeded"), "ContextWindowExceededError", "unit",
+     "the conversation no longer fits the model's context window"),
+    (400, _err("Your request was rejected as a result of our safety system.",
+               code="content_policy_violation"), "BadRequestError", "unit",
+     "the provider's content policy refused the request"),
+    (400, _err("Invalid value for 'tool_choice'."), "BadRequestError", "unit",
+     "the provider rejected the request as invalid"),
+    (422, _err("unprocessable"), "BadRequestError", "unit",
+     "the provider rejected the request as invalid"),
+    (401, _err("Incorrect API key provided"), "AuthenticationError", "run",
+     "authentication failed"),
+    (403, _err("Project does not have access to model", "permission_error"), "APIError", "run",
+     "authentication failed"),
+    (404, _err("The model `gpt-9` does not exist", code="model_not_found"), "NotFoundError",
+     "run", "unknown model or endpoint"),
+    (429, _err("You exceeded your current quota, please check your plan and billing details.",
+               "insufficient_quota", "insufficient_quota"), "RateLimitError", "run",
+     "the account's quota is exhausted"),
+    (402, _err("payment required", "billing"), "APIError", "run",
+     "the account's quota is exhausted"),
+]
+
+
+@pytest.mark.parametrize(("status", "body", "raised", "kind", "words"), FAULTS,
+                         ids=[f"{f[0]}-{f[2]}-{f[3]}" for f in FAULTS])
+def test_each_class_litellm_raises_has_its_kind(
+        tmp_path: Path, server: FakeOpenAI, network_log: list[str], status: int,
+        body: dict[str, Any], raised: str, kind: str, words: str) -> None:
+    from remelink.models import litellm_model
+    from remelink.models.provider_errors import classify
+
+    vault = copy_vault(tmp_path)
+    server.replies = [(status, body, {})] * 3
+    sleeps: list[float] = []
+    with pytest.raises(ModelError) as info:
+        make(vault, server, retries=2, sleeps=sleeps).complete(
+            [{"role": "user", "content": "hi"}], [])
+    assert info.value.kind == kind
+    assert str(info.value).startswith(f"openai/test-model: {words}"), str(info.value)
+    assert "\n" not in str(info.value)
+    # Retried only when a retry may help; RUN errors are exit 2.
+    assert len(server.requests) == (3 if kind == "transient" else 1)
+    assert info.value.exit_code == (2 if kind == "run" else 1)
+    # The class litellm raised (the table says which; read from a direct call).
+    litellm = litellm_model._import_litellm()
+    server.replies = [(status, body, {})]
+    try:
+        litellm.completion(model="openai/test-model", api_base=server.base, num_retries=0,
+                           messages=[{"role": "user", "content": "hi"}], timeout=10)
+    except Exception as exc:
+        assert type(exc).__name__ == raised
+        assert classify(exc).kind == kind
+
+
+def test_the_classes_without_an_http_status(tmp_path: Path, network_log: list[str]) -> None:
+    """Timeouts, refused connections and an unknown provider, through litellm's request path."""
+    import socket
+
+    from remelink.models import litellm_model
+    from remelink.models.provider_errors import classify
+
+    litellm = litellm_model._import_litellm()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)  # accepts, never answers
+    port = listener.getsockname()[1]
+    cases = {"timeout": f"http://127.0.0.1:{port}/v1"}
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    cases["refused"] = f"http://127.0.0.1:{closed.getsockname()[1]}/v1"
+    closed.close()
+    got = {}
+    for name, base in cases.items():
+        try:
+            litellm.completion(model="openai/test-model", api_base=base, num_retries=0,
+                               messages=[{"role": "user", "content": "hi"}], timeout=0.3)
+        except Exception as exc:
+            got[name] = (type(exc).__name__, classify(exc).kind)
+    listener.close()
+    try:
+        litellm.completion(model="nosuchprovider/m", num_retries=0,
+                           messages=[{"role": "user", "content": "hi"}])
+    except Exception as exc:
+        got["provider"] = (type(exc).__name__, classify(exc).kind)
+    assert got == {"timeout": ("Timeout", "transient"),
+                   "refused": ("InternalServerError", "transient"),
+                   "provider": ("BadRequestError", "run")}

@@ -208,8 +208,9 @@ def integrate_step(ctx: RunContext) -> None:
                         ctx.report.diffs[result.target] = \
                             ctx.report.diffs.get(result.target, "") + result.diff
                 ctx.report.warnings.extend(f"{result.target}: {w}" for w in result.warnings)
-            elif transient and not charge:
-                rec.status, rec.error = "pending", None  # an outage: as if never tried
+            elif (transient or result.failure == RUN_FAILURE) and not charge:
+                # An outage, or a run the provider refused: as if never tried.
+                rec.status, rec.error = "pending", None
             else:
                 rec.status, rec.error = "failed", result.error
             error = result.error
