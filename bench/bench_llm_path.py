@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
-from bench._report import machine, median, pct, python, write_section  # noqa: E402
+from bench._report import OUT, machine, median, pct, python, write_section  # noqa: E402
 from bench.llm_policy import MISTAKES, Decent, first_json, zh  # noqa: E402
 
 BASE = "cd4920b"  # this branch's base: the code before issue 23
@@ -302,7 +302,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--render", metavar="JSON",
+                        help="write the section again from a run's saved figures")
     args = parser.parse_args(argv)
+    if args.render:
+        saved = json.loads(Path(args.render).read_text(encoding="utf-8"))
+        md = report(saved["results"], saved["sha"], saved["raw"], saved["nodes"],
+                    argparse.Namespace(**saved["args"]), saved["load"], saved["imports"],
+                    saved["head"])
+        print(md)
+        write_section("llm-path", md, "python bench/bench_llm_path.py")
+        return 0
     watch_network()
     import litellm  # noqa: F401  (the counter; imported once, offline)
 
@@ -361,15 +371,41 @@ def main(argv: list[str] | None = None) -> int:
                               env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                                    "LITELLM_OFFLINE_MODE": "true"})
         imports.append(float(proc.stdout.strip().splitlines()[-1]))
-    md = report(results, sha, raw, nodes, args, load, imports)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "remelink"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.strip()
+    head += " with uncommitted changes" if dirty else ""
+    saved = OUT / "llm-path.json"
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps({"results": results, "sha": sha, "raw": raw, "nodes": nodes,
+                                 "args": vars(args), "load": load, "imports": imports,
+                                 "head": head}, default=list), encoding="utf-8")
+    md = report(results, sha, raw, nodes, args, load, imports, head)
     print(md)
     write_section("llm-path", md, "python bench/bench_llm_path.py")
     return 0
 
 
+def targets(a: dict[str, Any]) -> str:
+    """The issue's targets for a clean unit, checked on the after figures."""
+    out = []
+    for key, name in (("demo", "demo"), ("gen", "generated vault")):
+        r = a[key]
+        ratio = median(r["zh"]) / median(r["en"]) - 1 if r["zh"] and r["en"] else 0.0
+        out.append(f"{name}: median {median(r['all']):,.0f} (< 4,000: "
+                   f"{'met' if median(r['all']) < 4000 else 'NOT met'}), max {max(r['all']):,} "
+                   f"(< 6,000: {'met' if max(r['all']) < 6000 else 'NOT met'}), first request "
+                   f"max {max(r['first']):,} (< 2,500: "
+                   f"{'met' if max(r['first']) < 2500 else 'NOT met'}), Chinese {ratio:+.0%} "
+                   f"over English (<= 15 %: {'met' if ratio <= 0.15 else 'NOT met'})")
+    return "Targets (after, clean units): " + "; ".join(out) + "."
+
+
 def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
-           args: argparse.Namespace, load: float, imports: list[float]) -> str:
+           args: argparse.Namespace, load: float, imports: list[float], head: str) -> str:
     b, a = results["before"], results["after"]
+    tree = f"this tree (commit `{head}`)"
 
     def row(which: str, label: str) -> list[str]:
         out = []
@@ -384,7 +420,7 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
 
     lines = [
         "## LLM path: tokens, repairs, concurrency (issue 23)", "",
-        f"Before = `{sha}` (this branch's base, exported), after = this tree; both in one run on "
+        f"Before = `{sha}` (this branch's base, exported), after = {tree}; both in one run on "
         f"copies of the same vaults, `remelink dream run` through litellm to a loopback provider "
         "whose model is bench/llm_policy.py (a decent tool-calling model: clean conversations, "
         "two turns for a unit whose target it has seen). Tokens are cl100k prompt tokens counted "
@@ -399,7 +435,7 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
         "English | Chinese | first request | turns: median / max | extraction tokens per note | "
         "tagging calls per node | all prompt tokens |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
-        *row("demo", "demo"), *row("gen", "generated"), "",
+        *row("demo", "demo"), *row("gen", "generated"), "", targets(a), "",
         "**Repair cost per mistake class** (generated vault; the model makes the mistake once on "
         "every unit's first act where it can (a relation field or a link without .md needs a "
         "related node), then repairs it from what it is told; extra prompt tokens and turns per "
