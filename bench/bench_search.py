@@ -344,7 +344,7 @@ def phases(root: Path) -> dict[str, Any]:
                 _weighted_counts(f["name"], (1.0,))
             analysed = cpu() - t
             out["analysis (CJK bigrams, words, plural stemmer)"] = analysed
-            ix = engine.create(Path(tmp))
+            ix = engine.create(Path(tmp), "ix")
             writer = engine.writer(ix, wait=5)
             builder = SegmentBuilder(writer.schema)
             t = cpu()

@@ -235,6 +235,8 @@ def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | No
     `{...}` span; tolerant of prose around it. With `required`, the mapping must hold those keys."""
     import yaml
 
+    from remelink.decoding import json_loads, yaml_load
+
     candidates: list[str] = [text]
     candidates += [m.group(2) for m in _FENCE_RE.finditer(text)]
     candidates += _json_objects(text)
@@ -247,10 +249,10 @@ def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | No
         if not stripped:
             continue
         try:
-            data = json.loads(stripped)
+            data = json_loads(stripped)
         except (ValueError, RecursionError):
             try:
-                data = yaml.safe_load(stripped)
+                data = yaml_load(stripped)
             except (yaml.YAMLError, RecursionError, ValueError, TypeError):
                 continue
         if isinstance(data, dict) and all(k in data for k in required):
@@ -258,7 +260,8 @@ def parse_object(text: str, required: Sequence[str] = ()) -> dict[str, Any] | No
     return None
 
 
-_LINE_FIELD_RE = re.compile(r"^\W*(action|target_path|note)\W*[:=]\s*(.+?)\s*$", re.M | re.I)
+_LINE_FIELD_RE = re.compile(r"^[^\w\n]*(action|target_path|note)[^\w\n]*[:=][ \t]*(.+?)[ \t]*$",
+                            re.M | re.I)  # within one line: `\W*` crossed newlines
 
 
 def parse_receipt(text: str) -> dict[str, Any] | None:

@@ -206,6 +206,8 @@ def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
     root, settings = _open_vault(vault)
     with NodeIndex(root, settings) as index:
         stats = index.rebuild()
+    for warning in stats.warnings:
+        _err(f"warning: {warning}")
     for notice in stats.notices:
         _err(f"note: {notice}")
     if json_out:
@@ -234,23 +236,14 @@ def integrate_cmd(
     debug: DebugOpt = False,
 ) -> int:
     """Integrate memory units into the digest: one node created or updated per unit."""
-    from remelink.errors import UsageError
     from remelink.integrate import integrate
     from remelink.models import make_model
     from remelink.render import integrate_json
-    from remelink.units import parse_units_document
+    from remelink.units import read_units
 
     root, settings = _open_vault(vault, overrides={"model": model} if model else None)
-    if units_file == "-":
-        text, source = sys.stdin.read(), "stdin"
-    else:
-        try:
-            text, source = Path(units_file).read_text(encoding="utf-8"), units_file
-        except OSError as exc:
-            raise UsageError(f"cannot read units file: {exc.strerror or exc}",
-                             path=units_file) from None
-    units = parse_units_document(text, source=source)
-    engine = make_model(settings)
+    units = read_units(units_file)
+    engine = make_model(settings, vault=root)
     report = integrate(root, settings, units, engine, dry_run=dry_run, wait=wait)
     leftover = getattr(engine, "unused", 0)
     if json_out:
@@ -318,7 +311,7 @@ def dream_run_cmd(
         root, settings = _open_vault(vault, overrides={"model": model} if model else None)
         options = DreamOptions(date=date, scan_days=scan_days, max_units=max_units, hint=hint,
                                dry_run=dry_run, wait=wait, retry_failed=retry_failed, today=today)
-        engine = make_model(settings)
+        engine = make_model(settings, vault=root)
         reporter = make_reporter(quiet or (json_out and not sys.stderr.isatty()))
         report = run_dream(root, settings, engine, options, reporter=reporter)
     finally:

@@ -80,21 +80,31 @@ def open_vault(vault: Path | None,
 def crash_log(exc: BaseException, vault: Path | None = None) -> Path | None:
     """Write the traceback of an unexpected error where the user can attach it to a report:
     the `.remelink/` of the vault the command ran on (`--vault`, else the one around the working
-    directory), else the temporary folder."""
-    from remelink.vault.paths import find_vault_root
+    directory) when it is a real folder, else the temporary folder. The log is a new file
+    (created exclusively, never through a symlink: `vault/own.py`)."""
+    import secrets
+    import stat
+    import tempfile
 
-    text = "".join(traceback.format_exception(exc))
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for folder in (find_vault_root(vault) / ".remelink",
-                   Path(os.environ.get("TMPDIR", "/tmp"))):
-        try:
-            if folder.is_dir():
-                path = folder / f"crash-{stamp}-{os.getpid()}.log"
-                path.write_text(f"remelink {__version__}\n{text}", encoding="utf-8")
-                return path
-        except OSError:
-            continue
-    return None
+    from remelink.vault import own
+    from remelink.vault.paths import MARKER_DIR, find_vault_root
+
+    data = f"remelink {__version__}\n{''.join(traceback.format_exception(exc))}".encode()
+    name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{secrets.token_hex(2)}.log"
+    try:
+        root = find_vault_root(vault)
+        if stat.S_ISDIR(os.lstat(root / MARKER_DIR).st_mode):
+            own.create(root, f"{MARKER_DIR}/{name}", data, mode=0o600)
+            return root / MARKER_DIR / name
+    except (OSError, RemelinkError):
+        pass
+    try:
+        fd, path = tempfile.mkstemp(prefix="remelink-crash-", suffix=".log")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        return Path(path)
+    except OSError:
+        return None
 
 
 def run_command(command: str, func: Callable[[], int | None], *, json_out: bool, debug: bool,

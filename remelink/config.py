@@ -98,6 +98,10 @@ class Settings:
     warnings: tuple[str, ...] = field(default=(), compare=False)
     # Passed to every litellm call (see MODEL_OPTIONS): temperature, max_tokens, Ollama's num_ctx.
     model_options: Mapping[str, Any] = field(default_factory=dict)
+    # `model: scripted:FILE` came from the vault's config.yaml: FILE is a path inside the vault
+    # (validated as one), read through the vault boundary; from the environment or a flag it is
+    # a path of the person's own choosing.
+    script_in_vault: bool = False
 
     def level(self, code: str) -> str:
         return self.lint.get(code, "error")
@@ -146,6 +150,17 @@ def _type_error(key: str, want: str, value: Any, source: str) -> ConfigError:
     return ConfigError(f"{key} must be {want}, got {value!r}", path=source)
 
 
+# The largest value each integer setting takes: far above any real use, low enough that no
+# loop, list or allocation it sizes can run away (`retries: 10**18`, `max_units: 1e30`).
+MAXIMA = {"retries": 100, "limits.max_note_bytes": 1 << 30, "auto_dream.max_units": 100_000,
+          "auto_dream.max_steps": 1000, "auto_dream.max_attempts": 1000,
+          "auto_dream.concurrency": 64,
+          "auto_dream.repair_turns": 100, "auto_dream.topic_count": 100,
+          "auto_dream.topic_diversity_days": 3660, "auto_dream.max_tags": 64,
+          "auto_dream.batch_tokens": 10_000_000, "auto_dream.batch_chars": 40_000_000}
+MAX_TIMEOUT = 86_400.0
+
+
 def _as_int(key: str, value: Any, source: str, *, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -154,6 +169,9 @@ def _as_int(key: str, value: Any, source: str, *, minimum: int = 0) -> int:
             raise _type_error(key, "an integer", value, source)
     if value < minimum:
         raise _type_error(key, f"an integer >= {minimum}", value, source)
+    maximum = MAXIMA.get(key)
+    if maximum is not None and value > maximum:
+        raise _type_error(key, f"an integer from {minimum} to {maximum}", value, source)
     return int(value)
 
 
@@ -166,10 +184,31 @@ def _as_str(key: str, value: Any, source: str, *, choices: tuple[str, ...] | Non
 
 
 def _folder_name(key: str, value: Any, source: str) -> str:
+    """A folder of the vault: one plain name inside it. `/`, the vault root (`.`, empty), an
+    absolute path, `~`, `..`, a nested or hidden name are refused, never read as something
+    else (a stripped `/` used to mean the vault root)."""
     text = _as_str(key, value, source)
-    if "/" in text.strip("/") or text in (".", "..") or text.startswith("."):
-        raise _type_error(key, "a plain folder name", value, source)
-    return text.strip("/")
+    name = text.rstrip("/")
+    if not name or name.startswith(("/", "~", ".")) or "/" in name or "\\" in name or \
+            any(ord(ch) < 32 for ch in name):
+        raise ConfigError(f"{key} must be a plain folder name inside the vault (not /, the "
+                          f"vault root, an absolute path, ~, .. or a nested path), got "
+                          f"{value!r}", path=source)
+    return name
+
+
+def _vault_path(key: str, value: str, source: str) -> str:
+    """A file inside the vault, workspace-relative (the same rules as a vault path: no
+    absolute path, no `..`, not the vault root)."""
+    from remelink.errors import SandboxError
+    from remelink.vault.paths import normalize_relpath
+
+    try:
+        return normalize_relpath(value)
+    except SandboxError as exc:
+        raise ConfigError(f"{key} must name a file inside the vault, relative to it (not /, "
+                          f"the vault root, an absolute path or ..), got {value!r}: "
+                          f"{exc.args[0] if exc.args else exc}", path=source) from None
 
 
 def _globs(key: str, value: Any, source: str) -> tuple[str, ...]:
@@ -201,7 +240,11 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                           hint=f"valid keys: {', '.join(sorted(_TOP_KEYS))}")
     s = settings
     if "model" in data:
-        s = replace(s, model=_as_str("model", data["model"], source))
+        model = _as_str("model", data["model"], source)
+        in_vault = source == CONFIG_FILE and model.startswith("scripted:")
+        if in_vault:  # the vault's own file names a script: it must lie inside the vault
+            model = "scripted:" + _vault_path("model", model.split(":", 1)[1], source)
+        s = replace(s, model=model, script_in_vault=in_vault)
     if "api_base" in data:
         value = data["api_base"]
         s = replace(s, api_base=None if value in (None, "") else _as_str("api_base", value, source))
@@ -211,10 +254,11 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
     if "timeout" in data:
         try:
             timeout = float(data["timeout"])
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise _type_error("timeout", "a number of seconds", data["timeout"], source) from None
-        if timeout <= 0:
-            raise _type_error("timeout", "a positive number of seconds", data["timeout"], source)
+        if not 0 < timeout <= MAX_TIMEOUT:  # also NaN and infinity
+            raise _type_error("timeout", f"a positive number of seconds, at most {MAX_TIMEOUT:g}",
+                              data["timeout"], source)
         s = replace(s, timeout=timeout)
     if "retries" in data:
         s = replace(s, retries=_as_int("retries", data["retries"], source))
@@ -307,7 +351,7 @@ def _model_options(data: Mapping[str, Any], source: str) -> dict[str, Any]:
         except (TypeError, ValueError):
             raise _type_error(name, "a number" if kind is float else "an integer", value,
                               source) from None
-        if not low <= number <= high:
+        if not low <= number <= high:  # NaN compares false: refused too
             raise _type_error(name, f"between {low:g} and {high:g}", value, source)
         out[key] = number
     return out
@@ -407,33 +451,36 @@ def _yaml_error(exc: Exception) -> ConfigError:
     return ConfigError(f"cannot parse config: {first}", path=CONFIG_FILE)
 
 
-def _read_config(vault: Path, path: Path) -> bytes:
-    """config.yaml through the vault boundary (never a link out of the vault, a FIFO, a
-    device, or more than 1 MiB)."""
-    from remelink.errors import NoteError
-    from remelink.vault.boundary import read_file, vault_real
+def _read_config(vault: Path) -> bytes | None:
+    """config.yaml through the boundary for remelink's own files (never through a symlink, never
+    a FIFO or a device, never more than 1 MiB); None when there is none."""
+    from remelink.errors import RemelinkError
+    from remelink.vault import own
 
+    if not os.path.lexists(vault / CONFIG_FILE):
+        return None
     try:
-        got = read_file(path, root_real=vault_real(vault), limit=1 << 20, rel=CONFIG_FILE)
-    except (OSError, NoteError) as exc:
+        return own.read(vault, CONFIG_FILE, limit=1 << 20)
+    except FileNotFoundError:
+        return None
+    except (OSError, RemelinkError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
-            str(exc).removeprefix(f"{CONFIG_FILE}: ")
+            str(exc.args[0] if exc.args else exc).removeprefix(f"{CONFIG_FILE}: ")
         raise ConfigError(f"cannot read config: {reason}", path=CONFIG_FILE) from None
-    if got.data is None:
-        raise ConfigError(f"config is {got.size} bytes; not read (over 1 MiB)", path=CONFIG_FILE)
-    return got.data
 
 
 def load_settings(vault: Path, env: Mapping[str, str] | None = None,
                   overrides: Mapping[str, Any] | None = None) -> Settings:
     """Settings for `vault`: defaults, then config.yaml, then environment, then flags."""
     settings = Settings()
-    path = vault / CONFIG_FILE
-    if os.path.lexists(path):
+    raw = _read_config(vault)
+    if raw is not None:
         import yaml
 
+        from remelink.decoding import scrub
+
         try:
-            data = yaml.safe_load(_read_config(vault, path).decode("utf-8-sig"))
+            data = scrub(yaml.safe_load(raw.decode("utf-8-sig")))
         except (yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
             raise _yaml_error(exc) from None
         if data is not None:

@@ -2,7 +2,9 @@
 
 - Additive: an update never removes a wikilink or a Sources sentence the node had.
 - Prose conservation: every line of the node's old body (whitespace aside) is still in the new
-  body, in order; the one exception is a CORRECT that replaces the wrong line and quotes it
+  body, in order, and still shown as it was (remelink/visible.py: a line wrapped in a comment,
+  a strikethrough, a hidden element, a math block, a code fence or a quote it was not in
+  before is lost); the one exception is a CORRECT that replaces the wrong line and quotes it
   verbatim, next to the new source, in its correction.
 - Valid output: the target passes the lint-links checks (an update: adds no lint error the node
   did not already have), cites every path of the unit, repeats no Sources sentence, and a new
@@ -19,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from remelink import visible
 from remelink.config import Settings
 from remelink.facts import stated
 from remelink.lint import Problem, check_note, sources_section
@@ -39,24 +42,44 @@ def _norm(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+def _shown(note: Note) -> str:
+    """The body as shown: what is hidden (comments, strikethrough, hidden elements, math)
+    blanked, positions kept."""
+    return visible.render(note.body).masked((visible.PROSE, visible.QUOTE, visible.CODE))
+
+
 def edge_set(note: Note) -> list[tuple[str, str | None]]:
-    """The (target, anchor) edges of a note, first occurrence order."""
-    return [(lk.target, lk.anchor) for lk in wl.dedupe(wl.parse_links(note.body, note.body_line))]
+    """The (target, anchor) edges a reader sees in a note (a link in a comment or a hidden
+    element is no edge), first occurrence order."""
+    return [(lk.target, lk.anchor) for lk in wl.dedupe(wl.parse_links(_shown(note),
+                                                                      note.body_line))]
 
 
 def source_sentences(note: Note) -> list[str]:
-    """The paragraphs of the note's `## Sources` section (whitespace folded)."""
-    result = wl.scan(note.body, note.body_line)
+    """The paragraphs of the note's `## Sources` section as shown (whitespace folded)."""
+    return [text for text, _ in _sources(note)]
+
+
+_QUOTE_LINE_RE = re.compile(r"[ \t]{0,3}(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*>")
+
+
+def _sources(note: Note) -> list[tuple[str, bool]]:
+    """(paragraph, whether it is a quote) of the `## Sources` section as shown."""
+    shown = _shown(note)
+    result = wl.scan(shown, note.body_line)
     section = sources_section(result.outline.headings)
     if section is None:
         return []
     start, end = section
+    lines = shown.split("\n")
     out = []
     for para in result.paragraphs:
         if start < para[0][0] < end:
             text = _norm(wl.paragraph_text(para))
             if text:
-                out.append(text)
+                first = lines[para[0][0] - note.body_line] if para[0][0] >= note.body_line \
+                    else ""
+                out.append((text, bool(_QUOTE_LINE_RE.match(first))))
     return out
 
 
@@ -99,16 +122,46 @@ def _link_only(line: str, kept: set[str]) -> bool:
 MAX_OCCURRENCES = 256  # places one old line is tried at in the new body (short lines repeat)
 
 
-def _occurrences(flat: str, key: str) -> list[tuple[int, int]]:
+@dataclass(frozen=True)
+class _Shown:
+    """Text with whitespace folded, and the rendering context of each of its characters."""
+
+    text: str
+    contexts: bytes
+
+
+def _fold(text: str, contexts: bytes) -> _Shown:
+    """`text` with whitespace runs folded to one space and the ends stripped, as `_norm`
+    does, carrying each character's context along (a folded space is context SPACE)."""
+    chars: list[str] = []
+    ctx = bytearray()
+    for m in _WORD_RUN.finditer(text):
+        if chars:
+            chars.append(" ")
+            ctx.append(visible.SPACE)
+        chars.append(m.group(0))
+        ctx += contexts[m.start():m.end()]
+    return _Shown("".join(chars), bytes(ctx))
+
+
+_WORD_RUN = re.compile(r"\S+")
+
+
+def _occurrences(flat: _Shown, key: _Shown) -> list[tuple[int, int]]:
+    """Where `key` occurs in `flat` as text and shown the same way (same contexts)."""
     out: list[tuple[int, int]] = []
-    pos = _find_word(flat, key, 0)
-    while pos != -1 and len(out) < MAX_OCCURRENCES:
-        out.append((pos, pos + len(key)))
-        pos = _find_word(flat, key, pos + 1)
+    size = len(key.text)
+    pos = _find_word(flat.text, key.text, 0)
+    tries = 0
+    while pos != -1 and len(out) < MAX_OCCURRENCES and tries < 4 * MAX_OCCURRENCES:
+        tries += 1
+        if flat.contexts[pos:pos + size] == key.contexts:
+            out.append((pos, pos + size))
+        pos = _find_word(flat.text, key.text, pos + 1)
     return out
 
 
-def _kept_in_order(keys: list[str], flat: str) -> set[int]:
+def _kept_in_order(keys: list[_Shown], flat: _Shown) -> set[int]:
     """The indexes of the most `keys` that occur in `flat` in order, without overlapping: a
     longest chain, as in longest increasing subsequence (patience: `tails[k]` is the chain of
     k+1 keys with the earliest end). Greedy first-match is not enough: a line quoted in a
@@ -117,7 +170,7 @@ def _kept_in_order(keys: list[str], flat: str) -> set[int]:
 
     tails: list[tuple[int, int, Any]] = []   # (end, index, chain as nested (index, prev))
     for i, key in enumerate(keys):
-        if not key:
+        if not key.text:
             continue
         ends = [t[0] for t in tails]
         best: dict[int, tuple[int, int, Any]] = {}
@@ -144,26 +197,38 @@ def lost_lines(original: Note, new: Note, unit_paths: tuple[str, ...] | list[str
     """The lines of `original`'s body that `new` no longer holds, in order (SPEC §7.2).
 
     A line is kept when its text, whitespace folded, occurs in the new body in the same order
-    as the other kept lines (the most lines that can be kept are): inserting before, after or
-    around a line keeps it; rewording, deleting or moving it past another line loses it. A
-    bare link line or relation field whose links all survive may become a sentence. A lost
-    line that the new body quotes verbatim in a paragraph citing one of `unit_paths` is
-    marked `quoted`: a CORRECT may do that."""
-    flat = _norm(new.body)
-    raw_lines = original.body.replace("\r\n", "\n").split("\n")
-    keys = [_norm(raw) for raw in raw_lines]
+    as the other kept lines (the most lines that can be kept are), and is shown there as it
+    was shown before (remelink/visible.py: visible text stays visible text, not wrapped in a
+    comment, a strikethrough, a hidden element, a math block, a code fence or a quote):
+    inserting before, after or around a line keeps it; rewording, deleting, hiding or moving
+    it past another line loses it. A bare link line or relation field whose links all survive
+    (as shown) may become a sentence. A lost line that the new body quotes verbatim, in a
+    shown paragraph citing one of `unit_paths`, is marked `quoted`: a CORRECT may do that."""
+    old_body = original.body.replace("\r\n", "\n")
+    new_body = new.body.replace("\r\n", "\n")
+    old_ctx = visible.render(old_body).contexts
+    new_shown = visible.render(new_body)
+    flat = _fold(new_body, new_shown.contexts)
+    raw_lines = old_body.split("\n")
+    keys: list[_Shown] = []
+    pos = 0
+    for raw in raw_lines:
+        keys.append(_fold(raw, old_ctx[pos:pos + len(raw)]))
+        pos += len(raw) + 1
     kept = _kept_in_order(keys, flat)
-    kept_targets = {lk.target for lk in wl.parse_links(new.body)}
+    shown_body = new_shown.masked((visible.PROSE, visible.QUOTE, visible.CODE))
+    kept_targets = {lk.target for lk in wl.parse_links(shown_body)}
     paragraphs: list[str] | None = None
     lost: list[LostLine] = []
     for i, (raw, key) in enumerate(zip(raw_lines, keys, strict=True)):
-        if not key or i in kept or _link_only(raw, kept_targets):
+        if not key.text or i in kept or _link_only(raw, kept_targets):
             continue
         quoted = False
         if unit_paths:
             if paragraphs is None:
-                paragraphs = [_norm(p) for p in re.split(r"\n[ \t]*\n", new.body)]
-            quoted = any(_find_word(p, key, 0) != -1 and
+                paragraphs = [_norm(p) for p in re.split(r"\n[ \t]*\n", new_shown.masked(
+                    (visible.PROSE, visible.QUOTE)))]
+            quoted = any(_find_word(p, key.text, 0) != -1 and
                          any(f"[[{path}" in p for path in unit_paths) for p in paragraphs)
         lost.append(LostLine(i + 1, raw.strip(), quoted))
     return lost
@@ -183,11 +248,17 @@ def conservation_problems(original: Note, new: Note,
     if missing:
         shown = ", ".join(f"[[{t}{'#' + a if a is not None else ''}]]" for t, a in missing[:20])
         more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
-        problems.append(f"it would remove wikilink(s) {shown}{more}")
-    new_sources = " \n ".join(source_sentences(new))
+        raw_after = {(lk.target, lk.anchor) for lk in wl.parse_links(new.body)}
+        why = " (still written, but where a reader does not see it: in a comment, a " \
+            "strikethrough or a hidden element)" if any(e in raw_after for e in missing) else ""
+        problems.append(f"it would remove wikilink(s) {shown}{more}{why}")
+    # A Sources sentence stays a sentence of the section, shown as it was: a quote that holds
+    # it (`> Corrected on ...: ... <sentence>`) does not keep it.
+    new_sources = {quote: " \n ".join(t for t, q in _sources(new) if q == quote)
+                   for quote in (False, True)}
     gone = {_norm(ln.text) for ln in lines}
-    for sentence in source_sentences(original):
-        if sentence in new_sources:
+    for sentence, quote in _sources(original):
+        if sentence in new_sources[quote]:
             continue
         if any(g in sentence for g in gone):  # its lost line is listed above already
             continue
@@ -328,7 +399,7 @@ def body_language(note: Note) -> str | None:
     from remelink.evidence import detect_language
 
     text = wl.LINK_RE.sub(" ", note.body)
-    text = re.sub(r"`[^`\n]*`|https?://\S+|^\s*#+.*$", " ", text, flags=re.M)
+    text = re.sub(r"`[^`\n]*`|https?://\S+|^[ \t]*#+.*$", " ", text, flags=re.M)
     letters = sum(1 for ch in text if ch.isalpha())
     return detect_language(text) if letters >= 20 else None
 

@@ -40,8 +40,7 @@ from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tokens import estimate_tokens
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
-from remelink.vault.boundary import read_file
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import replace_if
 from remelink.vault.notes import Note
 from remelink.vault.paths import resolve_inside
 from remelink.vault.resolve import VaultFiles
@@ -448,26 +447,25 @@ class _RawNotes:
 
 def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
             data: bytes, *, rank: int = 0) -> tuple[str, ...]:
-    """Write the accepted node: check nobody changed it meanwhile, run the write-ahead hook,
-    replace atomically, then refresh the file list and the node index. Returns warnings."""
+    """Write the accepted node: run the write-ahead hook (the journal is fsynced first), then
+    compare-and-swap: the node is replaced only if it is still byte for byte what the unit read
+    (the compare happens right before the atomic rename, `own.replace_if`), so a person's edit
+    saved while the model worked is never overwritten: the unit fails, changes nothing, and is
+    retried on the new content. Then record the commit (with the unit's `rank`, for ordered
+    commits), refresh the file list and the node index. Returns warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
     # must not redirect the write.
     path = resolve_inside(ctx.vault, target, follow_symlinks=False)  # its on-disk spelling
     root = ctx.vault.resolve()
     with ctx.commit_lock:
-        try:
-            on_disk = read_file(path, root_real=str(root), limit=ctx.settings.max_note_bytes,
-                                rel=target).data
-        except FileNotFoundError:
-            on_disk = None
         expected = ws.original.render() if ws.original is not None else None
-        if on_disk != expected:
-            raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
-                                "the unit will be retried", path=target)
         if ctx.on_commit is not None:
             ctx.on_commit(unit, target, _hash(data))
-        atomic_write(path, data, root=root, rel=target)
-        ctx.commits.append((rank, target, on_disk is None))
+        if not replace_if(path, data, expected, root=root, rel=target):
+            raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
+                                "nothing was written, and the unit will be retried on the new "
+                                "content", path=target)
+        ctx.commits.append((rank, target, expected is None))
         with ctx.files_lock:
             ctx.files.add(target)
     try:

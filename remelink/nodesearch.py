@@ -27,9 +27,14 @@ def node_search(query: str, limit: int, bucket: str | None, json_out: bool,
         raise UsageError(f"--bucket must be one of {', '.join(BUCKETS)}, got {bucket!r}")
     root, settings = open_vault(vault)
     with NodeIndex(root, settings) as index:
-        for notice in index.refresh().notices:
+        stats = index.refresh()
+        for warning in stats.warnings:
+            err(f"warning: {warning}")
+        for notice in stats.notices:
             err(f"note: {notice}")
         hits = index.search(query, limit=limit, bucket=bucket, refresh=False)
+        for warning in index.warnings:
+            err(f"warning: {warning}")
         for notice in index.notices:
             err(f"note: {notice}")
     if json_out:

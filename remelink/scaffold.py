@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from remelink.errors import UsageError
-from remelink.vault.fsio import atomic_write
-from remelink.vault.paths import BUCKETS
+from remelink.errors import FileSystemError, RemelinkError, UsageError
+from remelink.vault import own
+from remelink.vault.own import check_marker
+from remelink.vault.paths import BUCKETS, MARKER_DIR
 
 CONFIG_TEMPLATE = """\
 # remelink configuration. Every key is optional; the values shown are the defaults.
@@ -92,6 +95,7 @@ GITIGNORE_LINES = (
     "index/",        # the node index (derived, rebuilt when missing)
     "index.new-*/",  # a rebuild in progress, or left by one that died
     "index.old-*/",
+    "index.tampered-*",  # a tampered index, moved aside (never followed) and rebuilt
     "index.lock",    # the index writers' lock
     "lock",          # the vault lock of dream run and integrate
     "state.journal",  # checkpoint records since the last full save of state.json
@@ -112,43 +116,68 @@ class InitResult:
 
 def init(directory: Path, *, daily: str = "daily", resource: str = "resource",
          digest: str = "digest") -> InitResult:
-    """Create the vault layout under `directory`; existing files are never overwritten."""
+    """Create the vault layout under `directory`; existing files are never overwritten.
+
+    Everything goes through the boundary for remelink's files (`vault/own.py`): a folder or a
+    file of the layout that is a symlink, or not what it must be, is refused (UsageError, exit 2)
+    before anything is created through it."""
     root = directory.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise UsageError(f"{directory} exists and is not a folder")
-    wanted = [daily, resource, *(f"{digest}/{b}" for b in BUCKETS), ".remelink"]
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        return _init(root, daily, resource, digest)
+    except RemelinkError as exc:
+        if isinstance(exc, FileSystemError):
+            raise
+        raise UsageError(str(exc.args[0]), path=exc.path, hint=exc.hint) from None
+
+
+def _init(root: Path, daily: str, resource: str, digest: str) -> InitResult:
+    check_marker(root)
+    wanted = [daily, resource, *(f"{digest}/{b}" for b in BUCKETS), MARKER_DIR]
     created: list[str] = []
     updated: list[str] = []
     for rel in wanted:
-        path = root / rel
-        if not path.is_dir():
-            path.mkdir(parents=True, exist_ok=True)
-            created.append(rel + "/")
-    config = root / ".remelink" / "config.yaml"
-    if not config.exists():
+        try:
+            with own.folder(root, rel):
+                continue
+        except FileNotFoundError:
+            pass
+        except own.Unsafe as exc:
+            raise own.refusal(exc) from None
+        try:
+            with own.folder(root, rel, create=True):
+                created.append(rel + "/")
+        except own.Unsafe as exc:
+            raise own.refusal(exc) from None
+    config = f"{MARKER_DIR}/config.yaml"
+    if not os.path.lexists(root / config):
         text = CONFIG_TEMPLATE
         if (daily, resource, digest) != ("daily", "resource", "digest"):
             text = text.replace("  daily: daily", f"  daily: {daily}").replace(
                 "  resource: resource", f"  resource: {resource}").replace(
                 "  digest: digest", f"  digest: {digest}")
-        atomic_write(config, text)
-        created.append(".remelink/config.yaml")
-    gitignore = root / ".remelink" / ".gitignore"
-    if not gitignore.exists():
-        atomic_write(gitignore, GITIGNORE)
-        created.append(".remelink/.gitignore")
-    else:
+        with contextlib.suppress(FileExistsError):
+            own.create(root, config, text)
+            created.append(config)
+    gitignore = f"{MARKER_DIR}/.gitignore"
+    try:
+        present: str | None = own.read(root, gitignore, limit=1 << 20).decode("utf-8")
+    except FileNotFoundError:
+        with contextlib.suppress(FileExistsError):
+            own.create(root, gitignore, GITIGNORE)
+            created.append(gitignore)
+        return InitResult(root, tuple(created), tuple(updated))
+    except UnicodeDecodeError:
+        present = None  # not ours to fix: left as it is
+    if present is not None:
         # remelink's own file: a vault made by an older remelink gets the lines it lacks;
         # lines the user added stay.
-        try:
-            present: str | None = gitignore.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            present = None
-        if present is not None:
-            have = {line.strip() for line in present.splitlines()}
-            missing = [line for line in GITIGNORE_LINES if line not in have]
-            if missing:
-                sep = "" if not present or present.endswith("\n") else "\n"
-                atomic_write(gitignore, present + sep + "".join(f"{m}\n" for m in missing))
-                updated.append(".remelink/.gitignore: added " + ", ".join(missing))
+        have = {line.strip() for line in present.splitlines()}
+        missing = [line for line in GITIGNORE_LINES if line not in have]
+        if missing:
+            sep = "" if not present or present.endswith("\n") else "\n"
+            own.write(root, gitignore, present + sep + "".join(f"{m}\n" for m in missing))
+            updated.append(f"{gitignore}: added " + ", ".join(missing))
     return InitResult(root, tuple(created), tuple(updated))

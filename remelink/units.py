@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from remelink.errors import SandboxError, UsageError
 from remelink.vault.paths import nfc, normalize_relpath
@@ -227,6 +227,39 @@ def parse_unit(data: Any, *, sources: Sequence[str] | None = None,
                            revises=Revision.from_dict(data.get("revises"))))
 
 
+def read_units(arg: str, stdin: BinaryIO | None = None) -> list[Unit]:
+    """The units of `remelink integrate UNITS`: a file (a regular file of at most
+    MAX_INPUT_BYTES: never a FIFO or a device, whose read could block or never end) or `-`,
+    standard input (read up to the same limit). UsageError (exit 2) for anything unreadable."""
+    from remelink.errors import RemelinkError
+    from remelink.vault.boundary import MAX_INPUT_BYTES, read_given
+
+    if arg == "-":
+        import sys
+
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        data = stream.read(MAX_INPUT_BYTES + 1)
+        source = "stdin"
+        if len(data) > MAX_INPUT_BYTES:
+            raise UsageError(f"more than {MAX_INPUT_BYTES >> 20} MiB of units; not read",
+                             path=source, hint="split the units into several files")
+    else:
+        source = arg
+        try:
+            data = read_given(arg, what="units file")
+        except OSError as exc:
+            raise UsageError(f"cannot read units file: {exc.strerror or exc}",
+                             path=arg) from None
+        except RemelinkError as exc:
+            raise UsageError(str(exc.args[0]), path=arg, hint=exc.hint) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                         path=source, hint="save the units file as UTF-8") from None
+    return parse_units_document(text, source=source)
+
+
 def parse_units_document(text: str, *, source: str = "units",
                          source_prefixes: Sequence[str] = ()) -> list[Unit]:
     """Units from a JSON or YAML document: a list, or a mapping with a `units` list. Every unit
@@ -234,8 +267,10 @@ def parse_units_document(text: str, *, source: str = "units",
     fixed and run again, nothing is integrated from a half-understood file."""
     import yaml
 
+    from remelink.decoding import yaml_load
+
     try:
-        data = yaml.safe_load(text)
+        data = yaml_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["parse error"])[0]

@@ -58,8 +58,13 @@ def test_paths_and_all(vault: Path, capsys: pytest.CaptureFixture[str],
                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(vault)
     (vault / "daily/b.md").unlink()
-    code, out, _ = both(["daily/b.md"], capsys)
-    assert (code, out) == (0, "")
+    # A path that names nothing is an error naming it (issue 20: a typo passed the hook)...
+    assert lint.main(["daily/b.md"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("remelink-lint-links: daily/b.md: no such file")
+    result = CliRunner().invoke(app, ["lint-links", "daily/b.md"])
+    assert result.exit_code == 2 and "daily/b.md: no such file" in result.stderr
+    # ... but with --all it is the old name of a deleted note, whose incoming links it checks.
     code, out, _ = both(["--all", "daily/b.md"], capsys)
     assert code == 1
     assert [line.split(": ")[0] for line in out.splitlines()] == [

@@ -53,17 +53,20 @@ def test_every_transient_file_is_ignored(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(vault)
     assert cli("status").exit_code == 1
     # What an interrupted write or index rebuild leaves (names as remelink makes them).
-    from remelink.vault.fsio import _mkstemp
+    from remelink.vault.own import TMP_PREFIX
 
-    fd, _ = _mkstemp(vault / ".remelink" / "state.json")
-    os.close(fd)
+    (vault / ".remelink" / f"{TMP_PREFIX}0123456789abcdef.tmp").write_bytes(b"{")
+    # A tampered index, moved aside (a link is moved as it is, never followed).
+    (vault / ".remelink" / "index.tampered-20260101T000000-abcdef").mkdir()
+    (vault / ".remelink" / "index.tampered-20260101T000000-abcdef" / "seg.toc").write_text("x")
+    os.symlink("/etc", vault / ".remelink" / "index.tampered-20260101T000001-abcdef")
     (vault / ".remelink" / "index.new-123-abcdef01").mkdir()
     (vault / ".remelink" / "index.new-123-abcdef01" / "seg.toc").write_text("x")
     (vault / ".remelink" / "index.old-123-abcdef01").mkdir()
     (vault / ".remelink" / "index.old-123-abcdef01" / "seg.toc").write_text("x")
 
     made = {p.relative_to(vault).as_posix() for p in (vault / ".remelink").rglob("*")
-            if p.is_file()}
+            if p.is_file() or p.is_symlink()}
     transient = {"lock", "index.lock", "state.journal", "cron.log"}
     for name in transient:
         assert f".remelink/{name}" in made, name
@@ -90,6 +93,7 @@ def test_init_adds_missing_lines_to_an_older_gitignore(tmp_path: Path) -> None:
     assert text.startswith(old)  # the user's lines stay
     assert set(GITIGNORE_LINES) <= set(text.splitlines())
     assert result.stdout == ("updated .remelink/.gitignore: added index.new-*/, index.old-*/, "
+                             "index.tampered-*, "
                              "index.lock, state.journal, cron.log\n")
     assert cli("init", str(tmp_path)).stdout.endswith("nothing to create\n")
 

@@ -39,7 +39,7 @@ def segment_files(directory: Path) -> dict[str, bytes]:
 
 
 def whoosh_index(directory: Path, fields: list[dict[str, Any]]) -> Any:
-    ix = engine.create(directory)
+    ix = engine.create(directory.parent, directory.name)
     w = engine.writer(ix, wait=1)
     for f in fields:
         w.add_document(**f)
@@ -50,7 +50,7 @@ def whoosh_index(directory: Path, fields: list[dict[str, Any]]) -> Any:
 def builder_index(directory: Path, fields: list[dict[str, Any]], cuts: int = 1) -> Any:
     """The documents cut into `cuts` runs, each with its own builder (as build processes
     have), written as one segment."""
-    ix = engine.create(directory)
+    ix = engine.create(directory.parent, directory.name)
     w = engine.writer(ix, wait=1)
     size = -(-len(fields) // cuts)
     runs, base = [], 0
@@ -161,7 +161,7 @@ def test_any_runs_hold_whooshs_postings(tmp_path_factory: pytest.TempPathFactory
 
 
 def test_write_runs_refuses_a_used_writer(tmp_path: Path) -> None:
-    ix = engine.create(tmp_path)
+    ix = engine.create(tmp_path, "ix")
     w = engine.writer(ix, wait=1)
     w.add_document(**fields(0, "a", "b", [], "c"))
     with pytest.raises(ValueError):

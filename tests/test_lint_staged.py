@@ -270,3 +270,36 @@ def test_the_byte_search_never_hides_a_link_to_a_gone_note(
                  and f"daily/{n}.md" in gone]
         if exact:  # a link spelling a gone path exactly is always reported
             assert any(p.code == "broken-link" for p in fast)
+
+
+@needs_git
+def test_git_rm_cached_of_a_cited_note_is_a_deletion(repo: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20, case 13: `git rm --cached` of a cited note passed the `--staged` hook. The
+    note is still on disk, but not in the commit: the links to it break there."""
+    monkeypatch.chdir(repo)
+    git(repo, "rm", "-q", "--cached", "daily/2026-03-02/standup.md")
+    assert (repo / "daily/2026-03-02/standup.md").is_file()
+    code, out, _ = run_lint(["--staged"], capsys)
+    assert code == 1
+    assert [line.split(": error ")[0] for line in out.splitlines()] == [
+        "daily/2026-03-24/notes.md:1:12", "digest/procedure/standup-format.md:9:26"]
+    assert all("the commit deletes it" in line for line in out.splitlines())
+    # As pre-commit runs it (the changed files as PATHS), the same.
+    code, out, _ = run_lint(["daily/2026-03-24/notes.md"], capsys)
+    assert code == 1 and "the commit deletes it" in out
+
+
+def test_a_path_that_does_not_exist_is_an_error_naming_it(
+        make_vault: VaultFactory, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20, case 13: `remelink-lint-links digest/wiki/othr.md` said "no problems in 0
+    file(s)", exit 0."""
+    root = make_vault({"digest/wiki/other.md": "x\n", "daily/a.md": "[[digest/wiki/other.md]]\n"})
+    monkeypatch.chdir(root)
+    code, out, err = run_lint(["digest/wiki/othr.md", "daily/a.md"], capsys)
+    assert (code, out) == (2, "") and "digest/wiki/othr.md: no such file or folder" in err
+    assert "daily/a.md" not in err
+    code, _, _ = run_lint(["--all", "digest/wiki/othr.md"], capsys)
+    assert code == 0  # --all: a deleted note's old name, whose incoming links it checks

@@ -42,7 +42,7 @@ from remelink.tools.base import ToolBox
 from remelink.tools.vault_tools import toolbox
 from remelink.vault import frontmatter
 from remelink.vault.boundary import vault_real
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import replace_if
 from remelink.vault.notes import Note, read_note
 from remelink.vault.paths import disk_path
 from remelink.workspace import UnitWorkspace
@@ -356,11 +356,31 @@ def _tag_group(ctx: RunContext, group: list[str], snapshot: VaultTags,
     return changed
 
 
+MAX_REDO = 3  # a node a person keeps saving while it is tagged: asked again at most this often
+
+
 def _tag_one(ctx: RunContext, rel: str, snapshot: VaultTags, known: list[str], *,
              proposed: list[Any] | None = None) -> bool:
-    """Tag one node; True if its file changed. The step only adds (SPEC §10.2): the tags on
-    the node stay as written, with their quoting and comments; new entity tags are appended
-    while the node has fewer than `max_tags`; an empty list is never written."""
+    """Tag one node; True if its file changed. The write is a compare-and-swap: if the node
+    changed while the model was asked (a person saved it), nothing is written and the node is
+    tagged again from its new content (`proposed`, the tags a batch answered, only serve the
+    first round); after MAX_REDO such rounds it is left as it is, with a warning. No edit is
+    ever lost."""
+    for _ in range(MAX_REDO):
+        written = _tag_once(ctx, rel, snapshot, known, proposed=proposed)
+        if written is not None:
+            return written
+        proposed = None
+    raise NoteError(f"changed on disk {MAX_REDO} times while it was being tagged; left as it "
+                    "is, no tag added", path=rel)
+
+
+def _tag_once(ctx: RunContext, rel: str, snapshot: VaultTags, known: list[str], *,
+              proposed: list[Any] | None = None) -> bool | None:
+    """One round of `_tag_one`: None when the node changed before the write (nothing written).
+    The step only adds (SPEC §10.2): the tags on the node stay as written, with their quoting
+    and comments; new entity tags are appended while the node has fewer than `max_tags`; an
+    empty list is never written."""
     note = read_note(ctx.vault, rel, max_bytes=ctx.settings.max_note_bytes)
     current = frontmatter.load(note).get(TAG_KEY)
     if current is not None and not isinstance(current, list):
@@ -378,5 +398,8 @@ def _tag_one(ctx: RunContext, rel: str, snapshot: VaultTags, known: list[str], *
     if not fresh:
         return False
     updated = frontmatter.extend_list(note, TAG_KEY, fresh)
-    atomic_write(disk_path(ctx.vault, rel), updated.render(), root=ctx.vault, rel=rel)
+    if not replace_if(disk_path(ctx.vault, rel), updated.render(), note.render(), root=ctx.vault,
+                      rel=rel):
+        ctx.report.tags.pop(rel, None)
+        return None
     return True

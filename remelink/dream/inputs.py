@@ -32,6 +32,7 @@ from remelink.vault.boundary import FileBytes, is_inside, kind_of, read_file, va
 from remelink.vault.paths import BUCKETS, disk_path, name_problem, nfc, shown
 
 INPUT_EXTS = (".md", ".markdown", ".txt")
+MAX_SCAN_DAYS = 36_525  # `--scan-days 999999999` built a tuple of a billion dates
 NODE_EXTS = (".md",)
 
 
@@ -49,9 +50,14 @@ class Window:
         except ValueError:
             raise UsageError(f"--date must be YYYY-MM-DD, got {date!r}") from None
         n = 1 if scan_days is None else scan_days
-        if n < 1:
-            raise UsageError(f"--scan-days must be at least 1, got {scan_days}")
-        days = tuple((end - dt.timedelta(days=i)).isoformat() for i in range(n - 1, -1, -1))
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_SCAN_DAYS:
+            raise UsageError(f"--scan-days must be a whole number from 1 to {MAX_SCAN_DAYS} "
+                             f"(a century), got {scan_days}")
+        try:
+            days = tuple((end - dt.timedelta(days=i)).isoformat() for i in range(n - 1, -1, -1))
+        except OverflowError:
+            raise UsageError(f"--scan-days {n} before --date {end.isoformat()} reaches before "
+                             "year 1", hint="use a shorter window") from None
         return cls(end.isoformat(), days)
 
     def contains(self, rel: str, daily: str, resource: str) -> bool:

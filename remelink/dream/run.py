@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -27,11 +28,12 @@ from remelink.dream.autotag import auto_tag_step
 from remelink.dream.context import AuditLog, Reporter, RunContext, RunReport, SilentReporter
 from remelink.dream.extract import extract_step
 from remelink.dream.inputs import Window, check_write_folders
-from remelink.dream.state import Recovery, State
+from remelink.dream.state import RUNS_DIR, Recovery, State
 from remelink.dream.steps import finish_step, integrate_step
 from remelink.dream.topics import topics_step
 from remelink.errors import ConfigError, RemelinkError, UsageError
 from remelink.models.base import ChatModel
+from remelink.vault import own
 from remelink.vault.fsio import TMP_PREFIX, file_lock, lock_is_held, shared_lock, sweep_temp_files
 from remelink.vault.scratch import scratch_copy
 
@@ -119,19 +121,36 @@ def new_run_id() -> str:
 
 
 def tree_diffs(vault: Path, scratch: Path, tops: Sequence[str]) -> tuple[dict[str, str], int]:
-    """A unified diff per file the scratch run created or changed under `tops`."""
+    """A unified diff per file the scratch run created or changed under `tops`. A file the run
+    did not write is still the vault's own (hard-linked: same inode) and is not read; the
+    vault's side of a written file is read through the vault boundary."""
     import difflib
 
+    from remelink.errors import RemelinkError
+    from remelink.vault.boundary import read_file, vault_real
+
+    root_real = vault_real(vault)
     diffs: dict[str, str] = {}
     for top in tops:
         base = scratch / top
         for path in sorted(base.rglob("*")) if base.is_dir() else []:
-            if path.is_symlink() or not path.is_file() or path.name.startswith(TMP_PREFIX):
-                continue  # a run never writes a link: nothing to diff, nothing to read
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(st.st_mode) or path.name.startswith(TMP_PREFIX):
+                continue  # a run never writes a link or a special file: nothing to diff
             rel = path.relative_to(scratch).as_posix()
-            after = path.read_bytes()
             original = vault / rel
-            before = original.read_bytes() if original.is_file() else None
+            with contextlib.suppress(OSError):
+                seen = os.lstat(original)
+                if (seen.st_dev, seen.st_ino) == (st.st_dev, st.st_ino):
+                    continue  # the hard link the copy made: not written by the run
+            try:
+                before = read_file(original, root_real=root_real, limit=1 << 30, rel=rel).data
+            except (OSError, RemelinkError):
+                before = None
+            after = path.read_bytes()
             if before == after:
                 continue
             diffs[rel] = "".join(difflib.unified_diff(
@@ -190,6 +209,7 @@ def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOption
          reporter: Reporter, steps: list[Step], window: Window | None) -> RunReport:
     """One run under the vault lock (on the vault itself, or on a dry run's scratch copy)."""
     check_write_folders(vault, settings)  # a symlinked digest/: one line, before anything
+    own.check_folder(vault, RUNS_DIR)  # a symlinked .remelink/runs: one line (exit 2)
     run_id = new_run_id()
     state = State.load(vault)
     state.track_tags = "auto_tag_step" in settings.auto_dream.steps
@@ -239,6 +259,7 @@ def _steps(vault: Path, settings: Settings, model: ChatModel, options: DreamOpti
     with _live_index(vault, settings) as raw_index:
         index = LockedIndex(raw_index)
         stats = index.refresh()
+        report.warnings += list(getattr(stats, "warnings", ()) or ())
         for notice in getattr(stats, "notices", ()) or ():
             if "rebuilt it from" in str(notice):
                 reporter.note(str(notice))  # a first run: expected, not a warning

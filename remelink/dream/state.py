@@ -44,11 +44,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from remelink.dream.untrusted import Kinds, audit_entries, problem_line, run_id_ok
+from remelink.decoding import json_loads
+from remelink.dream.untrusted import (
+    Kinds,
+    audit_entries,
+    count,
+    problem_line,
+    run_id_ok,
+    run_record,
+    texts,
+)
+from remelink.dream.untrusted import text as _text
 from remelink.errors import NoteError, StateError
 from remelink.units import Revision, Unit
+from remelink.vault import own
 from remelink.vault.boundary import read_file, vault_real
-from remelink.vault.fsio import append, atomic_write, fsync_dir
 from remelink.vault.paths import disk_path
 
 VERSION = 2
@@ -152,6 +162,10 @@ class State:
     # when loading (dream/untrusted.py): one line each, for the run's report.
     problems: list[str] = field(default_factory=list)
 
+    @property
+    def vault(self) -> Path:
+        return self.path.parent.parent
+
     # -- persistence -------------------------------------------------------------------------
     @classmethod
     def load(cls, vault: Path) -> State:
@@ -163,11 +177,9 @@ class State:
             fresh._replay(hint)
             return fresh
         try:
-            data = json.loads(_read_state_file(vault, path, STATE_FILE).decode("utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError, NoteError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
-                str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise StateError(f"cannot read the checkpoint: {reason}", path=STATE_FILE,
+            data = json_loads(_read_own(vault, STATE_FILE).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError, StateError) as exc:
+            raise StateError(f"cannot read the checkpoint: {_reason(exc)}", path=STATE_FILE,
                              hint=hint) from None
         if not isinstance(data, dict) or isinstance(data.get("version"), bool) or \
                 not isinstance(data.get("version"), int):
@@ -183,9 +195,9 @@ class State:
                 state.inputs[rel] = _input_record(rel, rec)
             for uid, rec in (data.get("units") or {}).items():
                 state.units[uid] = _unit_record(uid, rec)
-            state.runs = [r for r in data.get("runs") or [] if isinstance(r, dict)]
-            state.pending_tags = [str(p) for p in data.get("pending_tags") or []]
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            state.runs = [run_record(r) for r in data.get("runs") or []]
+            state.pending_tags = texts(data.get("pending_tags"), "pending_tags")
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise StateError(f"the checkpoint is malformed ({type(exc).__name__}: {exc})",
                              path=STATE_FILE, hint=hint) from None
         state.problems = clean_state(state, STATE_FILE)
@@ -207,21 +219,19 @@ class State:
 
     def _replay(self, hint: str) -> None:
         """Apply the journal left by a run that did not finish (see the module docstring)."""
-        journal = self.path.with_name(JOURNAL_FILE)
         try:
-            raw = _read_state_file(self.path.parent.parent, journal, JOURNAL_PATH)
+            raw = _read_own(self.vault, JOURNAL_PATH)
         except FileNotFoundError:
             return
-        except (OSError, NoteError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise StateError(f"cannot read the checkpoint journal: {reason}",
+        except (OSError, StateError) as exc:
+            raise StateError(f"cannot read the checkpoint journal: {_reason(exc)}",
                              path=JOURNAL_PATH, hint=hint) from None
         lines = raw.split(b"\n")
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
-                entry = json.loads(line.decode("utf-8"))
+                entry = json_loads(line.decode("utf-8"))
                 kind, key, rec = entry["t"], entry.get("id"), entry["r"]
                 if kind == "unit":
                     if rec is None:
@@ -234,12 +244,12 @@ class State:
                     else:
                         self.inputs[str(key)] = _input_record(str(key), rec)
                 elif kind == "meta":
-                    self.runs = [r for r in rec.get("runs") or [] if isinstance(r, dict)]
-                    self.pending_tags = [str(p) for p in rec.get("pending_tags") or []]
+                    self.runs = [run_record(r) for r in rec.get("runs") or []]
+                    self.pending_tags = texts(rec.get("pending_tags"), "pending_tags")
                 else:
                     raise ValueError(f"unknown record type {kind!r}")
             except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError,
-                    RecursionError) as exc:
+                    RecursionError, OverflowError) as exc:
                 if number == len(lines) or all(not rest.strip() for rest in lines[number:]):
                     break  # the last line, torn by a kill mid-append: it never took effect
                 raise StateError(f"the checkpoint journal is damaged at line {number} "
@@ -259,11 +269,8 @@ class State:
 
     def save(self) -> None:
         """Write the whole state atomically, then drop the journal it now contains."""
-        atomic_write(self.path, render_json(self.to_json()), root=self.path.parent.parent)
-        journal = self.path.with_name(JOURNAL_FILE)
-        if os.path.lexists(journal):
-            journal.unlink()
-            fsync_dir(journal.parent)
+        own.write(self.vault, STATE_FILE, render_json(self.to_json()))
+        own.remove(self.vault, JOURNAL_PATH)
 
     def log(self, *, units: Iterable[str] = (), inputs: Iterable[str] = (),
             meta: bool = False) -> None:
@@ -282,8 +289,7 @@ class State:
         if not lines:
             return
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-        append(self.path.with_name(JOURNAL_FILE), data.encode("utf-8"),
-               root=self.path.parent.parent)
+        own.append(self.vault, JOURNAL_PATH, data.encode("utf-8"))
 
     # -- runs --------------------------------------------------------------------------------
     def start_run(self, run_id: str, date: str | None) -> None:
@@ -355,7 +361,7 @@ class State:
                 rec.status, rec.error = "done", None
                 rec.action = line.get("action") or rec.action
                 rec.target = line.get("target") or rec.target
-                rec.attempts = max(rec.attempts, int(line.get("attempts") or 0), 1)
+                rec.attempts = max(rec.attempts, count(line.get("attempts"), "attempts"), 1)
                 if line.get("changed") and rec.target:
                     self.note_written(rec.target)
                 out.append(Recovery(uid, True, rec.target, f"recovered {uid}: integrated "
@@ -364,8 +370,7 @@ class State:
             if rec.status != "committing":
                 continue
             try:
-                on_disk = sha256(_read_state_file(vault, disk_path(vault, rec.target),
-                                                  rec.target)) if rec.target else None
+                on_disk = sha256(_read_node(vault, rec.target)) if rec.target else None
             except (OSError, NoteError):
                 on_disk = None
             if on_disk is not None and on_disk == rec.commit_hash:
@@ -412,24 +417,33 @@ def _input_record(rel: str, rec: dict[str, Any]) -> InputRecord:
     verdict = rec.get("verdict")
     if verdict is not None and verdict not in VERDICTS:
         raise ValueError(f"input {rel}: unknown verdict {verdict!r}")
-    return InputRecord(hash=str(rec["hash"]), status=status,
-                       units=[str(u) for u in rec.get("units") or []], error=rec.get("error"),
-                       run=rec.get("run"),
-                       extract_hash=str(extract_hash) if extract_hash is not None else None,
-                       extract_attempts=int(rec.get("extract_attempts") or 0),
-                       verdict=verdict, reason=rec.get("reason"))
+    where = f"input {rel}:"
+    return InputRecord(hash=_text(rec["hash"], f"{where} hash") or "", status=status,
+                       units=texts(rec.get("units"), f"{where} units"),
+                       error=_text(rec.get("error"), f"{where} error"),
+                       run=_text(rec.get("run"), f"{where} run"),
+                       extract_hash=_text(extract_hash, f"{where} extract_hash"),
+                       extract_attempts=count(rec.get("extract_attempts"),
+                                              f"{where} extract_attempts"),
+                       verdict=verdict, reason=_text(rec.get("reason"), f"{where} reason"))
 
 
 def _unit_record(uid: str, rec: dict[str, Any]) -> UnitRecord:
     status = str(rec.get("status", "pending"))
     if status not in UNIT_STATUSES:
         raise ValueError(f"unit {uid}: unknown status {status!r}")
+    where = f"unit {uid}:"
     unit = Unit(name=str(rec["name"]), bucket=str(rec["bucket"]), summary=str(rec["summary"]),
-                paths=tuple(rec["paths"]), id=uid, points=tuple(rec.get("points") or ()),
+                paths=tuple(texts(rec["paths"], f"{where} paths")), id=uid,
+                points=tuple(texts(rec.get("points"), f"{where} points")),
                 kind=str(rec.get("kind") or ""), revises=Revision.from_dict(rec.get("revises")))
-    return UnitRecord(unit=unit, status=status, attempts=int(rec.get("attempts", 0)),
-                      error=rec.get("error"), action=rec.get("action"), target=rec.get("target"),
-                      commit_hash=rec.get("commit_hash"), run=rec.get("run"))
+    return UnitRecord(unit=unit, status=status,
+                      attempts=count(rec.get("attempts"), f"{where} attempts"),
+                      error=_text(rec.get("error"), f"{where} error"),
+                      action=_text(rec.get("action"), f"{where} action"),
+                      target=_text(rec.get("target"), f"{where} target"),
+                      commit_hash=_text(rec.get("commit_hash"), f"{where} commit_hash"),
+                      run=_text(rec.get("run"), f"{where} run"))
 
 
 def render_json(data: dict[str, Any]) -> str:
@@ -453,10 +467,26 @@ def render_json(data: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def _read_state_file(vault: Path, path: Path, rel: str) -> bytes:
-    """A file of `.remelink/` (or a node recovery checks) through the vault boundary: never a
-    link out of the vault, a FIFO or a device (UnsafeFileError), never over MAX_STATE_BYTES."""
-    got = read_file(path, root_real=vault_real(vault), limit=MAX_STATE_BYTES, rel=rel)
+def _read_own(vault: Path, rel: str) -> bytes:
+    """A file of `.remelink/` through the boundary for remelink's own files (`vault/own.py`):
+    never through a symlink, never a FIFO or a device, never over MAX_STATE_BYTES."""
+    return own.read(vault, rel, limit=MAX_STATE_BYTES)
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, without the file name the caller's message names already."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, StateError) and exc.args:
+        return str(exc.args[0]).removeprefix(f"{exc.path}: ") if exc.path else str(exc.args[0])
+    text = str(exc).splitlines()
+    return text[0] if text and text[0] else type(exc).__name__
+
+
+def _read_node(vault: Path, rel: str) -> bytes:
+    """A digest node recovery compares with its write-ahead hash, through the vault boundary."""
+    got = read_file(disk_path(vault, rel), root_real=vault_real(vault), limit=MAX_STATE_BYTES,
+                    rel=rel)
     if got.data is None:
         raise NoteError(f"{got.size} bytes, over the {MAX_STATE_BYTES >> 20} MiB limit", path=rel)
     return got.data
@@ -472,10 +502,10 @@ def _audited_done(vault: Path, run_ids: list[str],
     for run_id in run_ids:
         rel = f"{RUNS_DIR}/{run_id}.jsonl"
         try:
-            lines = _read_state_file(vault, vault / rel, rel).decode("utf-8", "replace")
+            lines = _read_own(vault, rel).decode("utf-8", "replace")
         except FileNotFoundError:
             continue
-        except (OSError, NoteError) as exc:
+        except (OSError, StateError) as exc:
             problems.append(f"{rel}: not read: {' '.join(str(exc).split())}")
             continue
         done.update(audit_entries(lines.splitlines(), rel, kinds, problems))

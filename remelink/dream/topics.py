@@ -24,7 +24,7 @@ from remelink.dream.context import RunContext
 from remelink.errors import ModelError, NoteError, SandboxError
 from remelink.tools.base import ToolBox
 from remelink.vault.boundary import read_file, vault_real
-from remelink.vault.fsio import atomic_write
+from remelink.vault.fsio import replace_if
 
 TOPIC_KEYS = ("title", "reason", "evidence", "keywords", "paths")
 
@@ -68,17 +68,24 @@ def _read(vault: Path, path: Path) -> str | None:
 
 
 def _load(vault: Path, path: Path, *, strict: bool) -> list[dict[str, Any]]:
-    import yaml
-
     try:
         text = _read(vault, path)
-        if text is None:
-            return []
-        data = yaml.safe_load(text)
     except TopicsFileError:
         if strict:
             raise
         return []
+    return _parse(text, strict=strict)
+
+
+def _parse(text: str | None, *, strict: bool) -> list[dict[str, Any]]:
+    import yaml
+
+    from remelink.decoding import yaml_load
+
+    if text is None:
+        return []
+    try:
+        data = yaml_load(text)
     except (yaml.YAMLError, RecursionError) as exc:
         if strict:
             raise TopicsFileError(f"invalid YAML: {str(exc).splitlines()[0]}") from None
@@ -146,20 +153,37 @@ def _keywords(text: str) -> list[str]:
     return seen[:5]
 
 
+MAX_REDO = 3  # a day file a person keeps saving while the topics are chosen
+
+
 def topics_step(ctx: RunContext) -> None:
     date = ctx.window.date if ctx.window else ctx.today
     rel = f"{ctx.settings.folders.daily}/{date}/interests.yaml"
-    path = ctx.vault / rel
     candidates = _candidates(ctx, date)
     ctx.reporter.start("topics", 1)
+    for _ in range(MAX_REDO):
+        if _topics_once(ctx, date, rel, candidates):
+            return
+    ctx.report.topics_path = None
+    ctx.report.errors.append(f"{rel}: changed on disk {MAX_REDO} times while the topics were "
+                             "chosen; left untouched")
+
+
+def _topics_once(ctx: RunContext, date: str, rel: str,
+                 candidates: list[dict[str, Any]]) -> bool:
+    """Choose and write the day's topics; False when the file changed between its read and
+    the write (a compare-and-swap: nothing written, the caller chooses again on the new
+    content)."""
+    path = ctx.vault / rel
     try:
-        same_day = _load(ctx.vault, path, strict=True)
+        before = _read(ctx.vault, path)
+        same_day = _parse(before, strict=True)
     except TopicsFileError as exc:
         ctx.report.errors.append(f"{rel}: {exc}; left untouched")
-        return
+        return True
     if not candidates:
         ctx.report.topics = [t["title"] for t in same_day]
-        return
+        return True
     recent: list[dict[str, Any]] = []
     end = dt.date.fromisoformat(date)
     for i in range(1, ctx.settings.auto_dream.topic_diversity_days + 1):
@@ -192,20 +216,22 @@ def topics_step(ctx: RunContext) -> None:
     ctx.report.topics = [t["title"] for t in final]
     ctx.report.topics_path = rel
     if final == same_day or ctx.dry_run:
-        return
+        return True
     import yaml
 
     text = yaml.safe_dump({"date": date, "topic_count": count,
                            "diversity_days": ctx.settings.auto_dream.topic_diversity_days,
                            "topics": final}, allow_unicode=True, sort_keys=False, width=1 << 30)
-    if _read(ctx.vault, path) == text:
-        return
+    if before == text:
+        return True
     try:
         # Never through a symlinked day folder: that would write outside the vault.
-        atomic_write(path, text, root=ctx.vault, rel=rel)
+        return replace_if(path, text, before.encode("utf-8") if before is not None else None,
+                          root=ctx.vault, rel=rel)
     except SandboxError as exc:
         ctx.report.topics_path = None
         ctx.report.errors.append(f"{rel}: not written: {str(exc).removeprefix(rel + ': ')}")
+        return True
 
 
 def _select(ctx: RunContext, candidates: list[dict[str, Any]], same_day: list[dict[str, Any]],

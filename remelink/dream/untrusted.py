@@ -102,6 +102,64 @@ class Kinds:
         return stat.S_ISREG(st.st_mode)
 
 
+# -- values: what a field must hold (a crafted one is a ValueError: the checkpoint is refused) --
+MAX_COUNT = 1_000_000_000  # attempts, tokens, counts: far above anything a run records
+
+
+def count(value: Any, what: str) -> int:
+    """A whole number from 0 to MAX_COUNT (absent: 0). Infinity, NaN, a float, a string or a
+    bool is refused (`"attempts": Infinity` crashed the run with OverflowError)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ValueError(f"{what} must be a whole number from 0 to {MAX_COUNT}, got "
+                         f"{_brief(value)}")
+    return value
+
+
+def text(value: Any, what: str) -> str | None:
+    """A string, or absent."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{what} must be a string, got {_brief(value)}")
+    return value
+
+
+def texts(value: Any, what: str) -> list[str]:
+    """A list of strings (absent: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{what} must be a list of strings, got {_brief(value)}")
+    return list(value)
+
+
+def run_record(value: Any) -> dict[str, Any]:
+    """One entry of `runs`: what `status` shows, each field of the type remelink writes."""
+    if not isinstance(value, dict):
+        raise ValueError(f"a run must be a mapping, got {_brief(value)}")
+    for key in ("id", "date", "started", "finished", "failed"):
+        text(value.get(key), f"run {key}")
+    for key in ("ok", "interrupted"):
+        if key in value and not isinstance(value[key], bool):
+            raise ValueError(f"run {key} must be true or false, got {_brief(value[key])}")
+    counts = value.get("counts")
+    if counts is not None:
+        if not isinstance(counts, dict):
+            raise ValueError(f"run counts must be a mapping, got {_brief(counts)}")
+        for key, number in counts.items():
+            if isinstance(number, dict):
+                for sub, n in number.items():
+                    count(n, f"run counts.{key}.{sub}")
+            else:
+                count(number, f"run counts.{key}")
+    return value
+
+
+def _brief(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
 def run_id_ok(value: Any) -> bool:
     return isinstance(value, str) and _RUN_ID.fullmatch(value) is not None and ".." not in value
 
@@ -117,17 +175,27 @@ def audit_entries(lines: Iterable[str], source: str, kinds: Kinds,
                   problems: list[str]) -> dict[str, dict[str, Any]]:
     """The `done` lines of one audit file that recovery may trust, by unit id: a line whose
     `target` is not an existing digest node is a problem, and its unit is not settled by it."""
-    import json
+    from remelink.decoding import json_loads
 
     done: dict[str, dict[str, Any]] = {}
     for number, line in enumerate(lines, 1):
         try:
-            entry = json.loads(line)
+            entry = json_loads(line)
         except (ValueError, RecursionError):
             continue  # a line cut by the kill: its unit was not settled
         if not isinstance(entry, dict) or entry.get("status") != "done" or \
                 not entry.get("unit") or entry.get("dry_run"):
             continue
+        try:  # recovery uses these: a crafted value stops the run (one line, exit 2)
+            count(entry.get("attempts"), "attempts")
+            for key in ("unit", "action", "target"):
+                text(entry.get(key), key)
+        except ValueError as exc:
+            from remelink.errors import StateError
+
+            raise StateError(f"line {number} is malformed: {exc}", path=source,
+                             hint="move the file away (it is the audit trail of one run); "
+                                  "the file was left untouched") from None
         target = entry.get("target")
         if target is not None and not kinds.existing_node(target):
             problems.append(problem_line(f"{source} line {number}", "target", target,

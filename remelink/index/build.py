@@ -61,12 +61,13 @@ def default_procs() -> int:
     return 2 if cores >= 2 else 1
 
 
-def build(directory: Path, files: Sequence[tuple[str, FileStat]], digest: str,
+def build(root: Path, folder: str, files: Sequence[tuple[str, FileStat]], digest: str,
           max_bytes: int, *, wait: float, procs: int = 1) -> Built:
-    """Create a Whoosh index in `directory` (new, empty) holding every indexable file."""
+    """Create a Whoosh index in the folder `root/folder` (new, empty) holding every indexable
+    file."""
     from remelink.index import blocks, engine
 
-    ix = engine.create(directory)
+    ix = engine.create(root, folder)
     writer = engine.writer(ix, wait=wait)
     notices: list[str] = []
     try:
@@ -78,7 +79,7 @@ def build(directory: Path, files: Sequence[tuple[str, FileStat]], digest: str,
             else:
                 failed = None
                 try:
-                    results = _two_runs(writer, directory, files, digest, max_bytes)
+                    results = _two_runs(writer, root, folder, files, digest, max_bytes)
                 except WorkerFailed as exc:
                     failed = str(exc)  # (outside this block the traceback, which holds
                     # this process's postings, is gone before the one-process build)
@@ -104,7 +105,7 @@ def _one_run(writer: Any, files: Sequence[tuple[str, FileStat]], digest: str,
     return results
 
 
-def _two_runs(writer: Any, directory: Path, files: Sequence[tuple[str, FileStat]],
+def _two_runs(writer: Any, root: Path, folder: str, files: Sequence[tuple[str, FileStat]],
               digest: str, max_bytes: int) -> list[Indexed]:
     """The first run in a worker, the second here, merged into `writer`'s segment as the
     worker's encoded terms arrive (see remelink/index/worker.py)."""
@@ -112,7 +113,7 @@ def _two_runs(writer: Any, directory: Path, files: Sequence[tuple[str, FileStat]
     from remelink.index.runs import Run
 
     first, second = split(files, WORKER_SHARE)
-    worker = Worker.start(directory, first, digest, max_bytes)
+    worker = Worker.start(root, folder, first, digest, max_bytes)
     try:
         builder, own = read_run(writer.schema, second, digest, max_bytes)
         count = worker.expect("count")[1]

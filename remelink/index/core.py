@@ -101,6 +101,7 @@ class NodeIndex:
         self.wait = DEFAULT_WAIT if wait is None else wait
         # Notices that update() and search() cannot return: unreadable files, rebuilds.
         self.notices: list[str] = []
+        self.warnings: list[str] = []  # a tampered index moved aside during a search or update
         self._store = IndexStore(self.vault, settings, self.wait)
         self._mutex = threading.RLock()
 
@@ -158,6 +159,7 @@ class NodeIndex:
         except engine.READ_ERRORS as exc:  # the index is derived: a damaged one is rebuilt
             stats = self._store.rebuild(f"node index unreadable during search ({brief(exc)})")
             self.notices.extend(stats.notices)
+            self.warnings.extend(stats.warnings)
             return self._search(query, limit, bucket)
 
     def analyze(self, text: str) -> list[str]:

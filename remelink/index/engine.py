@@ -109,14 +109,18 @@ def fields_of(doc: NodeDoc) -> dict[str, Any]:
             "fingerprint": doc.fingerprint, "text": text}
 
 
-def create(directory: Path) -> Any:
-    directory.mkdir(parents=True, exist_ok=True)
-    return windex.create_in(str(directory), schema())
+def create(root: Path, rel: str) -> Any:
+    """A new index in the folder `root/rel` (created), through the vault boundary."""
+    from remelink.index.storage import SafeStorage
+
+    return SafeStorage(root, rel).create().create_index(schema())  # type: ignore[no-untyped-call]
 
 
-def open_index(directory: Path) -> Any:
-    """Open and sanity-check an index; any failure means 'rebuild it'."""
-    ix = windex.open_dir(str(directory))
+def open_index(root: Path, rel: str) -> Any:
+    """Open and sanity-check the index in `root/rel`; any failure means 'rebuild it'."""
+    from remelink.index.storage import SafeStorage
+
+    ix = SafeStorage(root, rel).open_index()  # type: ignore[no-untyped-call]
     names = set(ix.schema.names())
     if names != SCHEMA_NAMES:
         raise ValueError(f"unexpected fields {sorted(names ^ SCHEMA_NAMES)}")

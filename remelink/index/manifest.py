@@ -14,15 +14,17 @@ does for its index.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from remelink.errors import RemelinkError
+from remelink.vault import own
+
 MANIFEST_FILE = "remelink-manifest.json"
 RACY_NS = 2_000_000_000
+MAX_BYTES = 256 << 20  # about 2.5 M nodes; a larger file is not a manifest remelink wrote
 
 
 @dataclass(slots=True)
@@ -71,27 +73,31 @@ class Manifest:
                           separators=(",", ":"))
         return head[:-1] + ',"entries":{' + ",".join(parts) + "}}"
 
-    def save(self, directory: Path) -> None:
-        """Replace the manifest file (temp file + rename: never torn; not fsynced, because a
-        lost manifest is detected and rebuilt)."""
+    def save(self, root: Path, folder: str) -> None:
+        """Replace the manifest in the index folder `root/folder` (an exclusive temp file
+        renamed into place, through the vault boundary: never torn, never through a link; not
+        fsynced, because a lost manifest is detected and rebuilt)."""
         self.written_ns = time.time_ns()
-        tmp = directory / f".{MANIFEST_FILE}.{os.getpid()}.tmp"
-        try:
-            tmp.write_text(self.to_json(), encoding="utf-8")
-            os.replace(tmp, directory / MANIFEST_FILE)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
+        own.write(root, f"{folder}/{MANIFEST_FILE}", self.to_json(), sync=False)
 
     @classmethod
-    def load(cls, directory: Path) -> Manifest | None:
-        """The manifest in `directory`, or None if it is missing or unreadable."""
+    def load(cls, root: Path, folder: str) -> Manifest | None:
+        """The manifest in `root/folder`, or None if it is missing, unreadable or unsafe (a
+        link, a FIFO, over MAX_BYTES)."""
         try:
-            data = json.loads((directory / MANIFEST_FILE).read_text(encoding="utf-8"))
-            entries = {str(k): Entry(int(v[0]), int(v[1]), str(v[2]), bool(v[3]))
+            raw = own.read(root, f"{folder}/{MANIFEST_FILE}", limit=MAX_BYTES)
+            data = json.loads(raw.decode("utf-8"))
+            entries = {str(k): Entry(_int(v[0]), _int(v[1]), str(v[2]), bool(v[3]))
                        for k, v in data["entries"].items()}
-            return cls(index_id=str(data["index_id"]), generation=int(data["generation"]),
-                       entries=entries, written_ns=int(data["written_ns"]))
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return cls(index_id=str(data["index_id"]), generation=_int(data["generation"]),
+                       entries=entries, written_ns=_int(data["written_ns"]))
+        except (OSError, RemelinkError, ValueError, KeyError, TypeError, IndexError,
+                AttributeError, RecursionError, OverflowError):
             return None
+
+
+def _int(value: object) -> int:
+    """An integer of the manifest (a float, a string, a bool, inf or NaN means damage)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"not an integer: {value!r}")
+    return value

@@ -23,7 +23,9 @@ from remelink.vault.paths import BUCKETS, nfc
 
 DEFAULT_BUCKET = "wiki"  # SPEC §8: the fallback bucket
 _LINK_RE = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
-_HEADING_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
+# The first `# ` heading line; its closing `#`s are stripped in Python (a lazy `(.+?)` before
+# `[ \t#]*$` rescanned the line's tail at every character: quadratic on a line of `#`s).
+_HEADING_RE = re.compile(r"^#[ \t]+(.+)$", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +243,8 @@ def read_node(rel: str, stat: FileStat, digest: str, max_bytes: int, *,
     name = _scalar(meta.get("name"))
     if not name:
         heading = _HEADING_RE.search(body)
-        name = heading.group(1).strip() if heading else rel.rsplit("/", 1)[-1][:-3]
+        name = heading.group(1).rstrip(" \t#").strip() if heading else \
+            rel.rsplit("/", 1)[-1][:-3]
     doc = NodeDoc(path=rel, bucket=bucket_of(rel, digest), name=name,
                   description=_scalar(meta.get("description")),
                   memory_tags=_tags(meta.get("memory_tags")),

@@ -31,6 +31,7 @@ from remelink.errors import RemelinkError, VaultBusy
 from remelink.index import build
 from remelink.index.manifest import Entry, Manifest
 from remelink.index.nodes import FileStat, ReadResult, read_node, scan_digest, stat_one
+from remelink.vault import own
 from remelink.vault.paths import MARKER_DIR
 
 INDEX_DIR = f"{MARKER_DIR}/index"
@@ -43,6 +44,7 @@ DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBus
 BUILD_PROCS = 0
 # A refresh that touches more than this share of the nodes rebuilds instead (faster in bulk).
 BULK_SHARE = 0.5
+TAMPERED = "node index tampered with"
 BULK_MIN = 2000
 
 
@@ -56,6 +58,8 @@ class RefreshStats:
     rebuilt: bool = False
     seconds: float = 0.0
     notices: tuple[str, ...] = ()
+    # A tampered index folder, moved aside and rebuilt: one line for the person, a warning.
+    warnings: tuple[str, ...] = ()
 
     @property
     def touched(self) -> int:
@@ -172,15 +176,18 @@ class IndexStore:
         """Try to open the live index; None on success, else why it must be rebuilt."""
         from remelink.index import engine
 
-        if not self.directory.is_dir():
+        if not os.path.lexists(self.directory):
             return "node index missing"
+        why = own.tampered(self.vault, INDEX_DIR, allow_subfolders=(".tmp",))
+        if why is not None:
+            return f"{TAMPERED}: {why}"
         fmt = self._read_format()
         if fmt is None:
             return "node index has no readable format marker"
         if fmt.get("format") != FORMAT:
             return f"node index format changed ({fmt.get('format')!r} -> {FORMAT!r})"
         try:
-            ix = engine.open_index(self.directory)
+            ix = engine.open_index(self.vault, INDEX_DIR)
             searcher, stats = engine.searcher(ix)
             searcher.reader().doc_count()
         except Exception as exc:  # any failure to open derived data means: rebuild it
@@ -205,8 +212,9 @@ class IndexStore:
 
     def _read_format(self) -> dict[str, Any] | None:
         try:
-            data = json.loads((self.directory / FORMAT_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(own.read(self.vault, f"{INDEX_DIR}/{FORMAT_FILE}",
+                                       limit=1 << 16).decode("utf-8"))
+        except (OSError, ValueError, RemelinkError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 
@@ -231,7 +239,7 @@ class IndexStore:
         from remelink.index import engine
 
         generation = self.ix.latest_generation()
-        manifest = Manifest.load(self.directory)
+        manifest = Manifest.load(self.vault, INDEX_DIR)
         if manifest is None or manifest.generation != generation or \
                 manifest.index_id != self._index_id:
             # Lost or stale (e.g. a process died between commit and manifest write): rebuild
@@ -329,27 +337,29 @@ class IndexStore:
     def _save_manifest(self) -> None:
         assert self._manifest is not None
         try:
-            self._manifest.save(self.directory)
+            self._manifest.save(self.vault, INDEX_DIR)
         except OSError as exc:
             raise RemelinkError(f"cannot write the node index manifest: {exc.strerror or exc}",
                                 path=INDEX_DIR, hint="check permissions and free space") from None
 
     def rebuild_locked(self, reason: str | None, started: float) -> RefreshStats:
-        """Build a complete index in a new directory and swap it in. Caller holds the lock."""
-        import shutil
+        """Build a complete index in a new folder and swap it in. Caller holds the lock. The
+        folder it replaces is removed, or, when it holds anything remelink does not write
+        there (a symlink, a FIFO...), moved aside as it is, with a warning."""
         import uuid
 
         from remelink.index import engine
 
-        base = self.directory.parent
         self.close()
-        _sweep(base)
+        _sweep(self.vault)
         files = sorted(scan_digest(self.vault, self.digest).items())
         index_id = uuid.uuid4().hex
-        tmp = base / f"index.new-{os.getpid()}-{index_id[:8]}"
+        tmp = f"{MARKER_DIR}/index.new-{os.getpid()}-{index_id[:8]}"
+        warnings: list[str] = []
         try:
-            built = build.build(tmp, files, self.digest, self.settings.max_note_bytes,
-                                wait=self.wait, procs=BUILD_PROCS or build.default_procs())
+            built = build.build(self.vault, tmp, files, self.digest,
+                                self.settings.max_note_bytes, wait=self.wait,
+                                procs=BUILD_PROCS or build.default_procs())
             ix = built.ix
             if ix.doc_count() != built.doc_count:  # never trust a silent loss
                 raise RemelinkError(
@@ -361,39 +371,55 @@ class IndexStore:
                 stat = stats[f.path]
                 manifest.entries[f.path] = Entry(stat.mtime_ns, stat.size, f.fingerprint,
                                                  f.indexed)
-            manifest.save(tmp)
-            (tmp / FORMAT_FILE).write_text(
-                json.dumps({"format": FORMAT, "index_id": index_id}), encoding="utf-8")
-            old = base / f"index.old-{os.getpid()}-{index_id[:8]}"
-            if self.directory.exists() or self.directory.is_symlink():
-                os.rename(self.directory, old)
-            os.rename(tmp, self.directory)
-            if old.is_dir() and not old.is_symlink():
-                shutil.rmtree(old, ignore_errors=True)
-            elif old.exists() or old.is_symlink():
-                old.unlink()
+            manifest.save(self.vault, tmp)
+            own.create(self.vault, f"{tmp}/{FORMAT_FILE}",
+                       json.dumps({"format": FORMAT, "index_id": index_id}))
+            warnings += self._swap_in(tmp, index_id)
+        except own.Unsafe as exc:
+            _remove_tree(self.vault, tmp)
+            raise own.refusal(exc) from None
         except OSError as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove_tree(self.vault, tmp)
             raise RemelinkError(f"cannot write the node index: {exc.strerror or exc}",
                                 path=INDEX_DIR, hint="check permissions and free space") from None
         except engine.LockError:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove_tree(self.vault, tmp)
             raise self._busy() from None
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            _remove_tree(self.vault, tmp)
             raise
         problem = self.open()
         if problem is not None:
             raise RemelinkError(f"the rebuilt node index does not open: {problem}",
                                 path=INDEX_DIR, hint="delete the folder and try again")
         notices = []
-        if reason:
+        if reason and not warnings:
             notices.append(f"{reason}; rebuilt it from {built.doc_count} digest node(s)")
         notices.extend(built.notices)
         notices.extend(f.notice for f in built.files if f.notice)
         return RefreshStats(added=built.doc_count, skipped=len(built.files) - built.doc_count,
                             rebuilt=True, seconds=time.perf_counter() - started,
-                            notices=tuple(notices))
+                            notices=tuple(notices), warnings=tuple(warnings))
+
+    def _swap_in(self, tmp: str, index_id: str) -> list[str]:
+        """Put the built folder `tmp` in the place of `.remelink/index`. What was there is
+        renamed first (the entry itself, never followed): deleted when it is an index remelink
+        wrote, else kept aside as `index.tampered-*` and named in the returned warning."""
+        warnings: list[str] = []
+        why = own.tampered(self.vault, INDEX_DIR, allow_subfolders=(".tmp",))
+        with own.folder(self.vault, MARKER_DIR) as dfd:
+            old = None
+            if why is not None:
+                aside = own.move_aside(self.vault, INDEX_DIR)
+                warnings.append(f"{INDEX_DIR} was tampered with ({why}); moved it aside to "
+                                f"{aside} (never followed) and rebuilt the node index")
+            elif os.path.lexists(self.directory):
+                old = f"index.old-{os.getpid()}-{index_id[:8]}"
+                os.rename("index", old, src_dir_fd=dfd, dst_dir_fd=dfd)
+            os.rename(own.split(tmp)[1], "index", src_dir_fd=dfd, dst_dir_fd=dfd)
+        if old is not None:
+            _remove_tree(self.vault, f"{MARKER_DIR}/{old}")
+        return warnings
 
     # -- locking ------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -429,12 +455,31 @@ def brief(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:160]}" if text else type(exc).__name__
 
 
-def _sweep(base: Path) -> None:
-    """Remove directories left by rebuilds that died (only called under the index lock)."""
+def _remove_tree(vault: Path, rel: str) -> None:
+    """Delete the folder `rel` that remelink made (a link there is removed, never followed;
+    shutil.rmtree never follows the links inside)."""
     import shutil
+    import stat as st
 
-    if not base.is_dir():
+    path = vault / rel
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
         return
-    for entry in base.iterdir():
-        if entry.is_dir() and entry.name.startswith(("index.new-", "index.old-")):
-            shutil.rmtree(entry, ignore_errors=True)
+    if st.S_ISDIR(mode):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _sweep(vault: Path) -> None:
+    """Remove folders left by rebuilds that died (only called under the index lock)."""
+    try:
+        with own.folder(vault, MARKER_DIR) as dfd:
+            names = os.listdir(dfd)
+    except (OSError, RemelinkError):
+        return
+    for name in names:
+        if name.startswith(("index.new-", "index.old-")):
+            _remove_tree(vault, f"{MARKER_DIR}/{name}")

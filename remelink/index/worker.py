@@ -53,10 +53,16 @@ class Worker:
         self._pending: Any = None
 
     @classmethod
-    def start(cls, directory: Path, run: Sequence[tuple[str, FileStat]], digest: str,
+    def start(cls, root: Path, folder: str, run: Sequence[tuple[str, FileStat]], digest: str,
               max_bytes: int) -> Worker:
+        """Start a worker on `run`; its job file goes into the build's fresh folder
+        `root/folder`, created exclusively through the vault boundary."""
+        from remelink.errors import RemelinkError
+        from remelink.vault import own
+
         if not sys.executable:  # an embedded interpreter: nothing to start
             raise WorkerFailed("no Python executable to start a worker with")
+        directory = root / folder
         job = directory / _JOB
         payload = {"digest": digest, "max_bytes": max_bytes,
                    "files": [(rel, s.disk, s.mtime_ns, s.size) for rel, s in run]}
@@ -69,10 +75,13 @@ class Worker:
                 "from remelink.index.worker import main\n"
                 f"sys.exit(main(sys.argv[1], {here!r}))\n")
         try:
-            job.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+            own.create(root, f"{folder}/{_JOB}",
+                       pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL), mode=0o600)
             proc = subprocess.Popen(
                 [sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(directory))
+        except RemelinkError as exc:
+            raise WorkerFailed(f"cannot start a worker ({exc})") from None
         except OSError as exc:
             with contextlib.suppress(OSError):
                 job.unlink()

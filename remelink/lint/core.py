@@ -101,6 +101,12 @@ def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | N
                 gone: Mapping[str, str | None]) -> LintReport:
     settings = settings or load_settings(vault)
     files = VaultFiles.scan(vault)
+    if gone:
+        # Deleted from the index by the commit (`git rm --cached`, or the old name of a
+        # rename) but still on disk: after the commit it is gone, so links to it break.
+        for old in gone:
+            files.discard(old)
+        files.removed |= set(gone)
     linter = _Linter(files, settings)
     if gone:
         linter.suggester = Suggester(files, settings.resolution, gone)

@@ -15,6 +15,7 @@ from remelink.config import PROBLEM_CODES, load_settings
 from remelink.errors import EXIT_OK, EXIT_USAGE, RemelinkError, UsageError
 from remelink.lint.checks import LintReport
 from remelink.lint.core import lint_links
+from remelink.vault.own import check_marker
 from remelink.vault.paths import MARKER_DIR, find_vault_root, nfc
 from remelink.vault.root import check_folder, require_vault
 
@@ -93,6 +94,25 @@ def _outside_error(root: Path, outside: Sequence[str]) -> UsageError:
     return UsageError(f"{shown}: outside the vault {root}", hint=hint)
 
 
+def _refuse_missing(root: Path, raw_paths: Sequence[str], gone: dict[str, str | None]) -> None:
+    """A PATH that names nothing is a usage error (exit 2) naming it: "no problems in 0
+    file(s)" for a typo would pass a hook that checked nothing. A path the commit deletes or
+    renames (git says so) is fine, and so is any path with `--all` (the old name of a deleted
+    or renamed note, whose incoming links it checks)."""
+    missing = []
+    for raw in raw_paths:
+        rels, _ = to_vault_paths(root, [raw])
+        rel = rels[0] if rels else None  # None: outside the vault (refused) or in .remelink/
+        if rel and rel not in gone and not os.path.lexists(root / rel):
+            missing.append(raw)
+    if missing:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more"
+                                          if len(missing) > 3 else "")
+        raise UsageError(f"{shown}: no such file or folder",
+                         hint="check the path (relative to the working directory); to check "
+                              "the links to a note deleted or renamed, pass --all")
+
+
 def envelope_json(report: LintReport, seconds: float) -> str:
     """The `--json` envelope: the problems under `data`, the error lines under `errors`."""
     from remelink.envelope import envelope
@@ -135,6 +155,7 @@ def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str | None = None,
     else:
         root = (_vault_for(raw_paths) if raw_paths else None) or find_vault_root()
     check_folder(root, vault)
+    check_marker(root)
     settings = load_settings(
         root, overrides={"links": {"resolution": resolution}} if resolution else None)
     for warning in settings.warnings:
@@ -162,6 +183,8 @@ def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str | None = None,
         gone = changes.gone
         if staged and paths is None:
             paths = []  # what the commit changes, never the whole vault
+    if raw_paths and not include_all:
+        _refuse_missing(root, raw_paths, gone)
     report = lint_links(root, settings, paths, include_all=include_all, jobs=None, gone=gone)
     seconds = time.perf_counter() - started
     if json_out:

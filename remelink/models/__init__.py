@@ -23,7 +23,14 @@ def make_model(settings: Settings, spec: str | None = None, *,
     if spec.startswith("scripted:"):
         from remelink.models.scripted import ScriptedModel
 
-        return ScriptedModel.from_file(Path(spec.split(":", 1)[1]).expanduser())
+        name = spec.split(":", 1)[1]
+        if settings.script_in_vault and spec == settings.model:
+            if vault is None:
+                from remelink.errors import UsageError
+
+                raise UsageError(f"{spec}: a script named by config.yaml needs the vault")
+            return ScriptedModel.from_file(vault / name, vault=vault)
+        return ScriptedModel.from_file(Path(name).expanduser())
     from remelink.models.litellm_model import LiteLLMModel
 
     return LiteLLMModel(spec, settings)

@@ -60,13 +60,34 @@ class ScriptedModel:
         self.source = source
 
     @classmethod
-    def from_file(cls, path: Path) -> ScriptedModel:
+    def from_file(cls, path: Path, *, vault: Path | None = None) -> ScriptedModel:
+        """The script in `path`: a regular file of at most MAX_INPUT_BYTES (never a FIFO or
+        a device). With `vault` (a script named by the vault's config.yaml) it must also lie
+        inside the vault, no symlink leading out (the vault boundary)."""
         import yaml
 
+        from remelink.decoding import yaml_load
+        from remelink.errors import RemelinkError
+        from remelink.vault.boundary import MAX_INPUT_BYTES, read_file, read_given, vault_real
+
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise UsageError(f"cannot read script: {exc}", path=str(path)) from None
+            if vault is not None:
+                got = read_file(path, root_real=vault_real(vault), limit=MAX_INPUT_BYTES,
+                                rel=str(path))
+                if got.data is None:
+                    raise UsageError(f"is {got.size} bytes, over the {MAX_INPUT_BYTES >> 20} "
+                                     "MiB limit for a script; not read", path=str(path))
+                raw = got.data
+            else:
+                raw = read_given(path, what="script")
+            data = yaml_load(raw.decode("utf-8-sig"))
+        except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+                (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise UsageError(f"cannot read script: {reason}", path=str(path)) from None
+        except RemelinkError as exc:
+            raise UsageError(f"cannot read script: {exc.args[0]}", path=str(path),
+                             hint=exc.hint) from None
         if isinstance(data, dict):
             data = data.get("steps")
         if not isinstance(data, list):

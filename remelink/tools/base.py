@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from remelink.decoding import json_loads
 from remelink.errors import RemelinkError
 from remelink.models.base import ToolCall, ToolSpec, tool_spec
 
@@ -163,7 +164,7 @@ class ToolBox:
                                f"Error: arguments nest more than {MAX_ARGUMENT_DEPTH} levels "
                                "deep; send flat values (strings, numbers, short lists)")
         try:
-            data = json.loads(raw) if raw.strip() else {}
+            data = json_loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as exc:
             # The usual cause: a raw line break inside a string (a `content` written as text).
             escape = " (a line break or tab inside a JSON string must be written \\n or \\t)" \

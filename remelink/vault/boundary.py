@@ -5,8 +5,8 @@ listed, or `read_prefix`, for the node index): a path whose real location is out
 is never opened; a FIFO, socket, device or folder is never opened (its type is checked before
 the open, and the open is non-blocking and does not follow a last symlink, so a file swapped
 meanwhile can neither block nor redirect it); the size is checked on the real file before
-reading, and at most `limit + 1` bytes are ever read. `check_write_path` is the rule for
-writes: no symlink between the vault root and the file.
+reading, and at most `limit + 1` bytes are ever read. Writes, and everything remelink keeps
+under `.remelink/`, go through `vault/own.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from remelink.errors import SandboxError, UnsafeFileError
+from remelink.errors import UnsafeFileError
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -170,37 +170,34 @@ def _read_fd(fd: int, before: os.stat_result | None, root_real: str | None, limi
     return FileBytes(data, len(data), st.st_mtime_ns)
 
 
-# -- the rule for writes --------------------------------------------------------------------
-def check_write_path(root: Path, path: Path, rel: str | None = None, *,
-                     append: bool = False) -> None:
-    """Refuse a write to `path` when a component between `root` and it (the file included) is
-    a symlink, or the file exists and is not a regular file: remelink never writes through a
-    link, so a link cannot carry a write out of the vault (SPEC §1, §6). An atomic write
-    replaces the name, so a hard link keeps its bytes; an `append` would not, and refuses a
-    file with other hard links."""
+# -- files given on the command line --------------------------------------------------------------
+MAX_INPUT_BYTES = 32 << 20  # a units file or a script: far more than any real one
+
+
+def read_given(path: Path | str, *, limit: int = MAX_INPUT_BYTES, what: str = "file",
+               shown: str | None = None) -> bytes:
+    """A file a person named on the command line (a units file, a script): it may lie anywhere,
+    but it must be a regular file (a FIFO or a device such as /dev/zero is refused before any
+    read, and the open never blocks) of at most `limit` bytes. Raises UnsafeFileError for
+    anything else, OSError for the file system's own failures."""
+    name = shown or str(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC)
     try:
-        parts = path.relative_to(root).parts
-    except ValueError:
-        raise SandboxError(f"{path} is not inside the vault {root}") from None
-    shown_rel = rel or "/".join(parts)
-    probe = root
-    for i, part in enumerate(parts):
-        probe = probe / part
-        try:
-            st = os.lstat(probe)
-        except FileNotFoundError:
-            return
-        except OSError:
-            return  # the write itself reports it
-        if stat.S_ISLNK(st.st_mode):
-            link = "/".join(parts[:i + 1])
-            raise SandboxError(f"{link} is a symlink; remelink never writes through a symlink",
-                               path=shown_rel if link != shown_rel else None,
-                               hint="replace the link by the real folder or file")
-        if i == len(parts) - 1:
-            if not stat.S_ISREG(st.st_mode):
-                raise special_error(shown_rel, st.st_mode)
-            if append and st.st_nlink > 1:
-                raise SandboxError(f"{shown_rel} has {st.st_nlink} hard links; appending "
-                                   "would change the other copies too",
-                                   hint="replace it by a copy of its own (cp, then mv)")
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFileError(f"is {kind_of(st.st_mode)}, not a regular file; not read",
+                                  path=name, hint=f"give the {what} as a regular file")
+        if st.st_size > limit:
+            raise UnsafeFileError(f"is {st.st_size} bytes, over the {limit >> 20} MiB limit for a "
+                                  f"{what}; not read", path=name)
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, min(1 << 20, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise UnsafeFileError(f"grew past the {limit >> 20} MiB limit for a {what} "
+                                      "while being read; not read", path=name)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

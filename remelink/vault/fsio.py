@@ -4,10 +4,11 @@ Every write of vault markdown, state.json or the audit trail goes through `atomi
 a temp file in the same directory, fsync, rename over the target, fsync of the directory. A
 reader (or a process killed half-way) sees the old bytes or the new bytes, never a mix.
 
-Writes with a `root` refuse any symlink between the vault root and the file (the rule is
-`boundary.check_write_path`; reading through the boundary is `boundary.read_file`). A file
-system that refuses a write (permission, disk full, read-only) is a one-line
-FileSystemError naming the file.
+Writes with a `root` go through the vault boundary for writes (`vault/own.py`): no symlink
+between the vault root and the file, exclusive temp files, never a special file. Reading notes
+through the boundary is `boundary.read_file`. A file system that refuses a write (permission,
+disk full, read-only) is a one-line FileSystemError naming the file. The locks live in
+`.remelink/` and are opened the same way.
 """
 
 from __future__ import annotations
@@ -15,129 +16,63 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import math
 import os
-import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from remelink.errors import SandboxError, VaultBusy, filesystem_error
-from remelink.vault.boundary import check_write_path, special_error
+from remelink.errors import StateError, VaultBusy, filesystem_error
+from remelink.vault import own
 
-TMP_PREFIX = ".remelink-tmp-"
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+TMP_PREFIX = own.TMP_PREFIX
+MAX_WAIT = 7 * 86400.0  # --wait nan never timed out (a NaN deadline is never reached)
 
 
-def _mkdirs(root: Path | None, folder: Path) -> None:
-    if root is None:
-        folder.mkdir(parents=True, exist_ok=True)
-        return
-    # One level at a time, so that a symlink cannot be followed on the way (checked above).
+def _rel(path: Path, root: Path) -> str:
     try:
-        parts = folder.relative_to(root).parts
+        return path.relative_to(root).as_posix()
     except ValueError:
-        parts = ()
-    here = root
-    for part in parts:
-        here = here / part
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(here)
+        from remelink.errors import SandboxError
 
-
-def _name(path: Path, root: Path | None, rel: str | None) -> str:
-    if rel is not None:
-        return rel
-    if root is not None:
-        with contextlib.suppress(ValueError):
-            return path.relative_to(root).as_posix()
-    return str(path)
+        raise SandboxError(f"{path} is not inside the vault {root}") from None
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
-                 root: Path | None = None, rel: str | None = None) -> None:
+                 root: Path | None = None, rel: str | None = None, sync: bool = True) -> None:
     """Replace `path` with `data` atomically (creating parent folders as needed).
 
-    With `root` (the vault), a symlink between the root and the file is refused first. A
-    refusal of the file system (permission, disk full, read-only) is a FileSystemError naming
-    the file (`rel`, else the path relative to `root`); the old bytes are left in place."""
+    With `root` (the vault) the write goes through the boundary (`own.write`): no symlink
+    between the root and the file, an exclusive temp file, never a special file. A refusal of
+    the file system (permission, disk full, read-only) is a FileSystemError naming the file
+    (`rel`, else the path relative to `root`); the old bytes are left in place."""
     if root is not None:
-        check_write_path(root, path, rel)
-    try:
-        _atomic_write(path, data, mode, root)
-    except OSError as exc:
-        error = filesystem_error(exc, path=_name(path, root, rel), verb="write")
-        if error is None:
-            raise
-        raise error from None
-
-
-def append(path: Path, data: bytes, *, root: Path | None = None, rel: str | None = None,
-           sync: bool = True) -> None:
-    """Append `data` with one write (whole lines survive a kill), never through a symlink;
-    fsync unless `sync` is False. File-system refusals as in `atomic_write`."""
-    if root is not None:
-        check_write_path(root, path, rel, append=True)
-    try:
-        _append(path, data, sync, root)
-    except OSError as exc:
-        error = filesystem_error(exc, path=_name(path, root, rel), verb="write")
-        if error is None:
-            raise
-        raise error from None
-
-
-def _append(path: Path, data: bytes, sync: bool, root: Path | None) -> None:
-    _mkdirs(root, path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _CLOEXEC | _NOFOLLOW, 0o644)
-    try:
-        os.write(fd, data)
-        if sync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path: Path, data: bytes | str, mode: int | None, root: Path | None) -> None:
+        own.write(root, _rel(path, root), data, sync=sync, mode=mode, shown=rel)
+        return
     if isinstance(data, str):
         data = data.encode("utf-8")
-    _mkdirs(root, path.parent)
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o666 & ~_umask()
-    fd, tmp = _mkstemp(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        own.write(path.parent, path.name, data, sync=sync, mode=mode, shown=str(path))
+    except OSError as exc:
+        error = filesystem_error(exc, path=str(path), verb="write")
+        if error is None:
+            raise
+        raise error from None
 
 
-def _mkstemp(path: Path) -> tuple[int, str]:
-    import tempfile
-
-    return tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".tmp", dir=path.parent)
-
-
-_UMASK: int | None = None
+def replace_if(path: Path, data: bytes | str, expected: bytes | None, *, root: Path,
+               rel: str | None = None) -> bool:
+    """Compare-and-swap a node (`own.replace_if`): replace `path` only if it still holds
+    `expected` (None: only if it does not exist); False, and nothing written, otherwise."""
+    return own.replace_if(root, _rel(path, root), data, expected, shown=rel)
 
 
-def _umask() -> int:
-    global _UMASK
-    if _UMASK is None:
-        current = os.umask(0)
-        os.umask(current)
-        _UMASK = current
-    return _UMASK
+def append(path: Path, data: bytes, *, root: Path, rel: str | None = None,
+           sync: bool = True) -> None:
+    """Append `data` with one write (whole lines survive a kill), never through a symlink;
+    fsync unless `sync` is False (`own.append`)."""
+    own.append(root, _rel(path, root), data, sync=sync, shown=rel)
 
 
 def fsync_dir(directory: Path) -> None:
@@ -154,16 +89,19 @@ def fsync_dir(directory: Path) -> None:
 
 
 def sweep_temp_files(directory: Path, *, older_than: float = 60.0) -> int:
-    """Remove temp files left by killed writers (only ours, only stale ones)."""
+    """Remove temp files left by killed writers (only ours, only stale ones; a link is removed,
+    never followed)."""
     removed = 0
     now = time.time()
-    if not directory.is_dir():
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
         return 0
-    for entry in directory.iterdir():
+    for entry in entries:
         if entry.name.startswith(TMP_PREFIX) and entry.name.endswith(".tmp"):
             try:
-                if now - entry.stat().st_mtime >= older_than:
-                    entry.unlink()
+                if now - entry.stat(follow_symlinks=False).st_mtime >= older_than:
+                    os.unlink(entry.path)
                     removed += 1
             except FileNotFoundError:
                 continue
@@ -174,23 +112,23 @@ def _lock_name(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
-def _check_lock_folder(path: Path) -> None:
-    """The lock lives in `.remelink/`: a `.remelink` that is a symlink would carry the lock,
-    the checkpoint and the audit trail out of the vault. The lock file itself is written (the
-    holder's pid): it must be a regular file with no other hard link."""
-    if path.parent.is_symlink():
-        raise SandboxError(f"{path.parent.name} is a symlink; remelink keeps its state inside "
-                           "the vault and never writes through a symlink",
-                           hint=f"replace the link by a real {path.parent.name} folder")
+def _open_lock(path: Path, flags: int, *, create: bool) -> int:
+    """The lock file `path` (in `.remelink/`), reached through real folders only and opened
+    without following a link or blocking: a regular file with no other hard link (the holder's
+    pid is written into it). Anything else is a StateError (exit 2); a missing file (when not
+    `create`) is FileNotFoundError."""
+    name = _lock_name(path)
     try:
-        st = os.lstat(path)
-    except OSError:
-        return
-    if not stat.S_ISREG(st.st_mode):
-        raise special_error(_lock_name(path), st.st_mode)
-    if st.st_nlink > 1:
-        raise SandboxError(f"{_lock_name(path)} has {st.st_nlink} hard links; writing the lock "
-                           "would change the other copies", hint="delete it (it is recreated)")
+        with own.folder(path.parent.parent, path.parent.name, create=create) as dfd:
+            fd = own.open_regular(dfd, path.name, flags, rel=name)
+    except own.Unsafe as exc:
+        raise own.refusal(exc) from None
+    links = os.fstat(fd).st_nlink
+    if links > 1:
+        os.close(fd)
+        raise StateError(f"{name} has {links} hard links; writing the lock would change the "
+                         "other copies", hint="delete it (it is recreated)")
+    return fd
 
 
 @contextlib.contextmanager
@@ -201,18 +139,14 @@ def file_lock(path: Path, *, wait: float = 0.0, what: str = "vault",
     The kernel releases the lock when the holder dies, so a lock left by a killed process never
     blocks the next run. After `wait` seconds without the lock, raise VaultBusy (exit 3).
     """
-    _check_lock_folder(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | _CLOEXEC | _NOFOLLOW | os.O_NONBLOCK, 0o644)
+        fd = _open_lock(path, os.O_RDWR | os.O_CREAT, create=True)
     except OSError as exc:
         error = filesystem_error(exc, path=_lock_name(path), verb="write")
         if error is None:
             raise
         raise error from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the check
-            raise special_error(_lock_name(path), os.fstat(fd).st_mode)
         _acquire(fd, fcntl.LOCK_EX, path, wait=wait, what=what, poll=poll)
         with contextlib.suppress(OSError):  # the pid is for messages only (a full disk)
             os.ftruncate(fd, 0)
@@ -229,9 +163,8 @@ def shared_lock(path: Path, *, wait: float = 0.0, what: str = "vault",
                 poll: float = 0.1) -> Iterator[None]:
     """A dry run's lock: shared, so it waits for a writing run (and a writing run waits for
     it), but it never creates or writes the lock file. No lock file means no run ever wrote."""
-    _check_lock_folder(path)
     try:
-        fd = os.open(path, os.O_RDONLY | _CLOEXEC | _NOFOLLOW | os.O_NONBLOCK)
+        fd = _open_lock(path, os.O_RDONLY, create=False)
     except FileNotFoundError:
         fd = -1
     if fd < 0:
@@ -247,14 +180,10 @@ def shared_lock(path: Path, *, wait: float = 0.0, what: str = "vault",
 def lock_is_held(path: Path) -> bool:
     """True while some process holds the exclusive lock on `path` (a run is going on)."""
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return False
-        fd = os.open(path, os.O_RDONLY | _CLOEXEC | _NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        fd = _open_lock(path, os.O_RDONLY, create=False)
+    except (OSError, StateError):
         return False
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         return False
     except OSError:
@@ -266,7 +195,12 @@ def lock_is_held(path: Path) -> bool:
 def _acquire(fd: int, operation: int, path: Path, *, wait: float, what: str,
              poll: float) -> None:
     """`flock(fd, operation)`, retried until `wait` seconds have passed; then VaultBusy."""
-    deadline = time.monotonic() + max(wait, 0.0)
+    if not (isinstance(wait, (int, float)) and math.isfinite(wait) and 0 <= wait <= MAX_WAIT):
+        from remelink.errors import UsageError
+
+        raise UsageError(f"--wait must be a number of seconds from 0 to {MAX_WAIT:g}, got "
+                         f"{wait!r}")
+    deadline = time.monotonic() + wait
     while True:
         try:
             fcntl.flock(fd, operation | fcntl.LOCK_NB)

@@ -47,6 +47,9 @@ class VaultFiles:
     # FIFOs, sockets, devices (and links to them): listed (a link to one is not broken), never
     # opened. Path -> what it is.
     special: dict[str, str] = field(default_factory=dict)
+    # Paths the commit being checked deletes though they are still on disk (`git rm --cached`):
+    # resolved as missing, never asked of the disk.
+    removed: set[str] = field(default_factory=set)
 
     @classmethod
     def scan(cls, root: Path) -> VaultFiles:
@@ -168,6 +171,8 @@ class Resolver:
 
     def _exact(self, rel: str) -> Resolution | None:
         files = self.files
+        if rel in files.removed:
+            return None
         if rel in files.files:
             if rel in files.escaping:
                 return Resolution("outside", reason="symlink resolves outside the vault")

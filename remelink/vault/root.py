@@ -16,6 +16,7 @@ from typing import Any
 
 from remelink.config import Settings, load_settings
 from remelink.errors import UsageError
+from remelink.vault.own import check_marker
 from remelink.vault.paths import MARKER_DIR, find_vault_root
 
 
@@ -56,6 +57,7 @@ def open_vault(explicit: str | os.PathLike[str] | None = None, *,
     """The vault root and its settings, or UsageError / ConfigError (exit 2). Creates nothing."""
     root = find_vault_root(explicit, cwd=cwd)
     check_folder(root, explicit)
+    check_marker(root)  # a symlinked .remelink: one line, exit 2, nothing created through it
     settings = load_settings(root, overrides=overrides)
     require_vault(root, settings, explicit)
     return root, settings

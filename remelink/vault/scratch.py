@@ -1,5 +1,11 @@
 """Scratch copies of a vault, for dry runs: the real pipeline runs on the copy, so each unit
-sees what the units before it would have written, and the vault itself is never touched."""
+sees what the units before it would have written, and the vault itself is never touched.
+
+What is copied goes through the boundaries: a notes folder is copied only when it is a real
+folder (its symlinks are copied as links, never followed); the configuration and the checkpoint
+are read through `vault/own.py`; the node index is copied only when it holds nothing but the
+regular files remelink writes (a tampered index is left out, and the run on the copy builds
+its own)."""
 
 from __future__ import annotations
 
@@ -12,9 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from remelink.config import Settings
+from remelink.errors import RemelinkError
+from remelink.vault import own
 from remelink.vault.paths import MARKER_DIR
 
 INDEX_DIR = f"{MARKER_DIR}/index"  # as remelink.index.store, without importing the index
+_COPIED_STATE = ("config.yaml", "state.json")
+_MAX_STATE_BYTES = 256 << 20
 
 
 def _link_or_copy(src: str, dst: str) -> None:
@@ -31,6 +41,30 @@ def _link_or_copy(src: str, dst: str) -> None:
             os.mkfifo(dst)
 
 
+def _is_real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _copy_index(vault: Path, scratch: Path) -> None:
+    """The node index's regular files, each opened without following a link or blocking."""
+    if own.tampered(vault, INDEX_DIR) is not None:
+        return
+    try:
+        with own.folder(vault, INDEX_DIR) as src:
+            (scratch / INDEX_DIR).mkdir()
+            for name in os.listdir(src):
+                if not stat.S_ISREG(os.lstat(name, dir_fd=src).st_mode):
+                    continue  # a temp folder of a writer: not part of the index
+                fd = own.open_regular(src, name)
+                with os.fdopen(fd, "rb") as fin, open(scratch / INDEX_DIR / name, "xb") as fout:
+                    shutil.copyfileobj(fin, fout)
+    except (OSError, RemelinkError):
+        shutil.rmtree(scratch / INDEX_DIR, ignore_errors=True)  # the copy builds its own
+
+
 @contextlib.contextmanager
 def scratch_copy(vault: Path, settings: Settings) -> Iterator[Path]:
     """A throw-away copy of the vault's notes, configuration, checkpoint and node index. Notes
@@ -41,13 +75,15 @@ def scratch_copy(vault: Path, settings: Settings) -> Iterator[Path]:
         scratch.mkdir()
         folders = settings.folders
         for top in (folders.daily, folders.resource, folders.digest):
-            if (vault / top).is_dir():
+            if _is_real_dir(vault / top):
                 shutil.copytree(vault / top, scratch / top, symlinks=True,
                                 copy_function=_link_or_copy)
         (scratch / MARKER_DIR).mkdir()
-        for name in ("config.yaml", "state.json"):
-            if (vault / MARKER_DIR / name).is_file():
-                shutil.copy2(vault / MARKER_DIR / name, scratch / MARKER_DIR / name)
-        if (vault / INDEX_DIR).is_dir():
-            shutil.copytree(vault / INDEX_DIR, scratch / INDEX_DIR, symlinks=True)
+        for name in _COPIED_STATE:
+            try:
+                data = own.read(vault, f"{MARKER_DIR}/{name}", limit=_MAX_STATE_BYTES)
+            except (OSError, RemelinkError):
+                continue  # missing, or refused already by the run that asked for the copy
+            (scratch / MARKER_DIR / name).write_bytes(data)
+        _copy_index(vault, scratch)
         yield scratch

@@ -7,7 +7,9 @@ a model that records every request it receives, and the checks every hostile cas
   model, or by the loopback server in the LLM cases), no digest node and no file of `.remelink/`;
 - no hang: every case runs under a timeout (pytest-timeout, and a subprocess timeout for the CLI
   where a blocking open would otherwise block the test process itself);
-- one line reported: exactly one line of the output names the offending entry.
+- one line reported: exactly one line of the output names the offending entry;
+- nothing outside even opened: in-process runs are watched by an audit hook that records every
+  file or folder opened or listed whose real location is under `outside/`.
 
 The marker text is written as a decision ("We decided ..."), so that the local engine would turn
 it into a unit, and so into a node and a request, if it were ever read.
@@ -15,13 +17,14 @@ it into a unit, and so into a node and a request, if it were ever read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +42,40 @@ MARKER = "ZEBRA-7F3A-HOSTILE-MARKER"
 SECRET = (f"# Deploy secret\n\nWe decided that the deploy password is {MARKER} because the "
           f"vault must never see it. Alice owns {MARKER}.\n")
 TIMEOUT = 90  # seconds per case; a hang fails the case instead of blocking the suite
+
+
+_WATCHED: list[tuple[str, list[str]]] = []
+_OPEN_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "shutil.copytree", "shutil.copyfile"})
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _WATCHED or event not in _OPEN_EVENTS or not args:
+        return
+    target = args[0]
+    if isinstance(target, int) or target is None:
+        return  # a descriptor: its folder was opened (and checked) by name before
+    try:
+        real = os.path.realpath(os.fsdecode(target))
+    except (TypeError, ValueError, OSError):
+        return
+    for prefix, hits in _WATCHED:
+        if real == prefix or real.startswith(prefix + os.sep):
+            hits.append(f"{event} {real}")
+
+
+sys.addaudithook(_audit)
+
+
+@contextlib.contextmanager
+def opens_under(folder: Path) -> Iterator[list[str]]:
+    """Record every open, listing or copy (in this process) of something whose real location
+    is under `folder`."""
+    entry: tuple[str, list[str]] = (os.path.realpath(folder), [])
+    _WATCHED.append(entry)
+    try:
+        yield entry[1]
+    finally:
+        _WATCHED.remove(entry)
 
 
 class Recorder:
@@ -109,6 +146,7 @@ class World:
     before_outside: dict[str, Any] = field(default_factory=dict)
     before_raw: dict[str, Any] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
+    opened_outside: list[str] = field(default_factory=list)
 
     def seal(self) -> None:
         """Record the trees the case must leave as they are (call after building the case)."""
@@ -123,8 +161,10 @@ class World:
         settings = settings or self.settings()
         model = Recorder(settings)
         options.setdefault("today", TODAY)
-        report = run_dream(self.vault, settings, model, DreamOptions(**options))
+        with opens_under(self.outside) as opened:
+            report = run_dream(self.vault, settings, model, DreamOptions(**options))
         self.requests += model.requests
+        self.opened_outside += opened
         return report, dream_text(report, 0.0)
 
     def cli(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -136,6 +176,14 @@ class World:
         return subprocess.run([str(exe), *args, "--vault", str(self.vault)],
                               capture_output=True, text=True, timeout=timeout, env=env,
                               cwd=self.root, check=False)
+
+    def cli_plain(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        """`remelink ARGS` as a subprocess, without `--vault` (init takes a folder)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REMELINK_")}
+        env["REMELINK_LOCAL__EMBEDDER"] = "none"
+        exe = Path(sys.executable).with_name("remelink")
+        return subprocess.run([str(exe), *args], capture_output=True, text=True,
+                              timeout=timeout, env=env, cwd=self.root, check=False)
 
     def lint(self, *paths: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """`remelink-lint-links` (the pre-commit entry) as a subprocess."""
@@ -152,6 +200,7 @@ class World:
         one line of `output` must name. `planted`: vault files the case itself filled with the
         marker (a 60 MB node whose tail holds it: read past the limit, it would show up)."""
         assert snapshot(self.outside) == self.before_outside, "the tree outside changed"
+        assert not self.opened_outside, f"opened outside the vault: {self.opened_outside[:5]}"
         assert raw_snapshot(self.vault) == self.before_raw, "a raw note changed"
         for i, request in enumerate([*self.requests, *extra_requests]):
             assert MARKER not in request, f"request {i} carried text from outside the vault"

@@ -167,7 +167,7 @@ def test_runs_folder_symlinked_outside_gets_no_audit_line(tmp_path: Path) -> Non
     w.seal()
     result = w.cli("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/runs is a symlink")
-    assert result.returncode == 1
+    assert result.returncode == 2  # the vault's own state was tampered with: nothing runs
 
 
 # -- the journal -------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ def test_state_json_symlinked_outside_stops_the_run_untouched(tmp_path: Path) ->
     w.seal()
     result = w.cli("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/state.json")
-    assert result.returncode == 2 and "outside the vault" in result.stderr
+    assert result.returncode == 2 and "is a symlink" in result.stderr
 
 
 def test_state_json_fifo_does_not_hang(tmp_path: Path) -> None:
@@ -243,7 +243,7 @@ def test_remelink_folder_symlinked_outside(tmp_path: Path) -> None:
     w.seal()
     result = w.cli("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink is a symlink")
-    assert result.returncode == 1
+    assert result.returncode == 2 and not os.listdir(w.outside / "state")
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])
@@ -272,3 +272,112 @@ def test_a_cleaned_checkpoint_is_saved_clean(tmp_path: Path) -> None:
     _, out = w.run()
     assert "pending_tags entry" not in out
     w.held(out)
+
+
+# -- crafted values (issue 20, case 12): one line and exit 2, never "unexpected error"--------------
+def _crafted_cases(w: World) -> dict[str, str]:
+    u = unit()
+    good = unit_record(u)
+    run = {"id": "r0", "started": "x", "finished": "y", "ok": True}
+
+    def state(**parts: Any) -> str:
+        data = {"version": 2, "inputs": {}, "units": {}, "runs": [], "pending_tags": []}
+        data.update(parts)
+        return json.dumps(data)
+
+    return {
+        "attempts Infinity": state(units={u.id: {**good, "attempts": 0}}).replace(
+            '"attempts": 0', '"attempts": Infinity'),
+        "attempts NaN": state(units={u.id: {**good, "attempts": 0}}).replace(
+            '"attempts": 0', '"attempts": NaN'),
+        "attempts huge": state(units={u.id: {**good, "attempts": 10 ** 40}}),
+        "attempts lots": state(units={u.id: {**good, "attempts": "lots"}}),
+        "attempts float": state(units={u.id: {**good, "attempts": 2.5}}),
+        "extract_attempts -1": state(inputs={RAW: {"hash": "h", "status": "failed",
+                                                   "extract_hash": "h",
+                                                   "extract_attempts": -1}}),
+        "counts x": state(runs=[{**run, "counts": "x"}]),
+        "counts value x": state(runs=[{**run, "counts": {"units_failed": "x"}}]),
+        "counts actions x": state(runs=[{**run, "counts": {"actions": {"CREATE": "x"}}}]),
+        "run ok string": state(runs=[{**run, "ok": "yes"}]),
+        "run not a mapping": state(runs=["r0"]),
+        "pending_tags string": state(pending_tags="digest/wiki/x.md"),
+        "paths a mapping": state(units={u.id: {**good, "paths": {RAW: 1}}}),
+        "error a list": state(units={u.id: {**good, "error": ["x"]}}),
+    }
+
+
+@pytest.mark.parametrize("case", list(_crafted_cases(World(Path("/x"), Path("/x"),
+                                                             Path("/x")))))
+@pytest.mark.parametrize("command", ["dream", "status"])
+def test_crafted_numbers_and_types_in_state_json(tmp_path: Path, case: str,
+                                                  command: str) -> None:
+    w = world(tmp_path)
+    (w.vault / ".remelink" / "state.json").write_text(_crafted_cases(w)[case],
+                                                      encoding="utf-8")
+    w.seal()
+    result = w.cli(*(("dream", "run") if command == "dream" else ("status",)))
+    out = result.stdout + result.stderr
+    w.held(out, needle=".remelink/state.json")
+    assert result.returncode == 2, out
+    assert "unexpected error" not in out and not list((w.vault / ".remelink").glob("crash-*"))
+
+
+def test_crafted_numbers_in_the_journal(tmp_path: Path) -> None:
+    w = world(tmp_path)
+    u = unit()
+    text = json.dumps({"t": "unit", "id": u.id, "r": unit_record(u, attempts=0)})
+    journal_text = text.replace('"attempts": 0', '"attempts": Infinity') + "\n" + \
+        json.dumps({"t": "meta", "r": {"runs": [], "pending_tags": []}}) + "\n"
+    (w.vault / ".remelink" / "state.journal").write_text(journal_text, encoding="utf-8")
+    w.seal()
+    result = w.cli("dream", "run")
+    w.held(result.stdout + result.stderr, needle=".remelink/state.journal")
+    assert result.returncode == 2 and "unexpected" not in result.stderr
+
+
+@pytest.mark.parametrize("attempts", ['"lots"', "Infinity", "-3", "[1]"])
+def test_crafted_attempts_in_an_audit_line(tmp_path: Path, attempts: str) -> None:
+    """A run record (runs/<id>.jsonl) of an unfinished run, whose `done` line recovery reads."""
+    w = world(tmp_path)
+    indexed_node = NODE
+    u = unit()
+    state_json(w, units={u.id: unit_record(u)},
+               runs=[{"id": "20260101T000000-1-abcd", "started": "x", "finished": None}])
+    runs = w.vault / ".remelink" / "runs"
+    runs.mkdir()
+    line = json.dumps({"status": "done", "unit": u.id, "target": indexed_node, "changed": True,
+                       "action": "CORROBORATE", "attempts": 0})
+    (runs / "20260101T000000-1-abcd.jsonl").write_text(
+        line.replace('"attempts": 0', f'"attempts": {attempts}') + "\n", encoding="utf-8")
+    w.seal()
+    result = w.cli("dream", "run")
+    w.held(result.stdout + result.stderr, needle="20260101T000000-1-abcd.jsonl")
+    assert result.returncode == 2 and "unexpected" not in result.stderr
+
+
+@pytest.mark.parametrize("flags", [("--scan-days", "999999999"), ("--scan-days", "0"),
+                                   ("--date", "0001-01-02", "--scan-days", "30"),
+                                   ("--wait", "nan"), ("--wait", "-1"), ("--wait", "inf")])
+def test_crafted_flags(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    w = world(tmp_path)
+    w.seal()
+    result = w.cli("dream", "run", *flags, timeout=30)
+    out = result.stdout + result.stderr
+    w.held(out, needle=flags[-2])
+    assert result.returncode == 2 and "unexpected" not in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("text", ["timeout: .nan\n", "timeout: .inf\n", "retries: 1000000000000\n",
+                                  "auto_dream: {max_units: 99999999999}\n",
+                                  "auto_dream: {concurrency: 100000}\n",
+                                  "limits: {max_note_bytes: 99999999999999}\n",
+                                  "model_options: {temperature: .nan}\n"])
+def test_crafted_numbers_in_config(tmp_path: Path, text: str) -> None:
+    w = world(tmp_path)
+    (w.vault / ".remelink" / "config.yaml").write_text(text, encoding="utf-8")
+    w.seal()
+    result = w.cli("status")
+    key = text.split(":")[0] if "{" not in text else text.split("{")[1].split(":")[0]
+    w.held(result.stdout + result.stderr, needle=key)
+    assert result.returncode == 2 and "unexpected" not in result.stderr

@@ -4,7 +4,7 @@ after a full disk loses nothing: the vault ends exactly as after a run that neve
 tags of the node being committed included.
 
 Tests run as root here, where chmod denies nothing: the failures are injected where the
-operating system would raise them (os.open, and the two low-level writers of vault.fsio)."""
+operating system would raise them (os.open, and the two low-level writers of vault.own)."""
 
 from __future__ import annotations
 
@@ -20,18 +20,21 @@ from harness import TIMEOUT, World, regular_bytes, world
 
 from remelink.dream.state import State
 from remelink.errors import FileSystemError
-from remelink.vault import fsio
+from remelink.vault import own
 
 pytestmark = pytest.mark.timeout(TIMEOUT * 3)
 
 
 def refuse_open_under(monkeypatch: pytest.MonkeyPatch, folder: Path, code: int) -> None:
-    """os.open fails with `code` for anything created or written under `folder`."""
+    """os.open fails with `code` for anything created or written under `folder` (also when
+    opened relative to a folder's descriptor, as vault.own does)."""
     real = os.open
     prefix = str(folder)
 
     def guarded(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-        target = os.fspath(path) if kwargs.get("dir_fd") is None else ""
+        target = os.fspath(path)
+        if kwargs.get("dir_fd") is not None and isinstance(target, str):
+            target = os.path.join(os.readlink(f"/proc/self/fd/{kwargs['dir_fd']}"), target)
         writing = flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)
         if writing and isinstance(target, str) and target.startswith(prefix):
             raise OSError(code, os.strerror(code), target)
@@ -66,14 +69,14 @@ def test_state_json_not_writable_is_one_line(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     w = world(tmp_path)
     w.seal()
-    real = fsio._atomic_write
+    real = own._write
 
-    def refuse(path: Path, *args: Any) -> None:
-        if path.name == "state.json":
-            raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        real(path, *args)
+    def refuse(root: Path, rel: str, *args: Any) -> None:
+        if rel.endswith("state.json"):
+            raise PermissionError(errno.EACCES, "Permission denied", rel)
+        real(root, rel, *args)
 
-    monkeypatch.setattr(fsio, "_atomic_write", refuse)
+    monkeypatch.setattr(own, "_write", refuse)
     result = cli("dream", "run", "--vault", str(w.vault))
     assert "remelink: error: cannot write .remelink/state.json: permission denied" in \
         result.output and result.exit_code == 1, result.output
@@ -103,21 +106,21 @@ def test_an_oserror_from_anywhere_reaches_the_cli_as_one_line(
 
 
 class DiskFull:
-    """Counts the writes of vault.fsio; from write number `at` on, every write fails with
+    """Counts the writes of vault.own; from write number `at` on, every write fails with
     ENOSPC, as on a disk that filled up (None: count only)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, at: int | None) -> None:
         self.at = at
         self.count = 0
-        for name in ("_atomic_write", "_append"):
-            monkeypatch.setattr(fsio, name, self.wrap(getattr(fsio, name)))
+        for name in ("_write", "_append", "_replace_if"):
+            monkeypatch.setattr(own, name, self.wrap(getattr(own, name)))
 
-    def wrap(self, real: Callable[..., None]) -> Callable[..., None]:
-        def write(path: Path, *args: Any) -> None:
+    def wrap(self, real: Callable[..., Any]) -> Callable[..., Any]:
+        def write(root: Path, rel: str, *args: Any) -> Any:
             self.count += 1
             if self.at is not None and self.count > self.at:
-                raise OSError(errno.ENOSPC, "No space left on device", str(path))
-            real(path, *args)
+                raise OSError(errno.ENOSPC, "No space left on device", rel)
+            return real(root, rel, *args)
         return write
 
 
@@ -170,17 +173,17 @@ def test_a_tag_write_on_a_full_disk_keeps_the_node_pending(
     clean = world(tmp_path / "clean")
     run(clean.vault)
     w = world(tmp_path / "full")
-    real = fsio._atomic_write
+    real = own._replace_if
     seen: list[str] = []
 
-    def tag_write_fails(path: Path, data: Any, *args: Any) -> None:
+    def tag_write_fails(root: Path, rel: str, data: Any, *args: Any) -> bool:
         text = data if isinstance(data, str) else data.decode("utf-8", "replace")
-        if "digest" in str(path) and "memory_tags:\n- Alice" in text:
-            seen.append(str(path))
-            raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        real(path, data, *args)
+        if rel.startswith("digest") and "memory_tags:\n- Alice" in text:
+            seen.append(rel)
+            raise OSError(errno.ENOSPC, "No space left on device", rel)
+        return real(root, rel, data, *args)
 
-    monkeypatch.setattr(fsio, "_atomic_write", tag_write_fails)
+    monkeypatch.setattr(own, "_replace_if", tag_write_fails)
     with pytest.raises(FileSystemError):
         run(w.vault, settings=settings_of(w.vault))
     monkeypatch.undo()

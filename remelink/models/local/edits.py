@@ -81,7 +81,7 @@ def append_steps(body: str, steps: Sequence[str], lang: str) -> str | None:
     """Continue the node's last numbered list with new steps; None if it has none."""
     span = _sources_span(body)
     limit = span[0] if span else len(body)
-    matches = list(re.finditer(r"^(\s*)(\d+)[.)][ \t]+.*$", body[:limit], re.M))
+    matches = list(re.finditer(r"^([ \t]*)(\d+)[.)][ \t]+.*$", body[:limit], re.M))
     if not matches:
         return None
     last = matches[-1]

@@ -17,8 +17,10 @@ from remelink.models.local import text as tx
 
 _TITLE_RE = re.compile(r"\b(?:with|1:1|1-1|1on1|and|for)\s+([A-Z][a-z]+)"
                        r"(?:\s+and\s+([A-Z][a-z]+))?")
-_ATTEND_RE = re.compile(r"^\s*(?:attendees|participants|present|参会|出席|与会)\s*[:：]\s*(.+)$",
-                        re.I | re.M)
+# Spaces within the line only: `^\s*` under re.M crossed newlines, so a note of blank lines
+# was scanned from every line to its end (quadratic).
+_ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|参会|出席|与会)[ \t]*[:：]"
+                        r"[ \t]*(.+)$", re.I | re.M)
 _SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)?(?:prefers|likes|"
                          r"wants|asked|asks|said|says|thinks|will|is|was|has|needs|insisted|"
                          r"suggested|agreed|proposed|owns|leads|hates|dislikes|again)\b", re.M)

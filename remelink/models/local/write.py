@@ -370,7 +370,7 @@ def _masked(text: str) -> str:
     def blank(m: re.Match[str]) -> str:
         return " " * len(m.group(0))
 
-    text = re.sub(r"!?\[\[[^\]]*\]\]|`[^`\n]*`|^#.*$", blank, text, flags=re.M)
+    text = re.sub(r"!?\[\[[^\[\]\n]*\]\]|`[^`\n]*`|^#.*$", blank, text, flags=re.M)  # linear
     return text
 
 
