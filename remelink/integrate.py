@@ -153,6 +153,7 @@ class IntegrationContext:
     ordered: bool = False
     gate: threading.Condition = field(default_factory=threading.Condition)
     settled: set[int] = field(default_factory=set)
+    ranks: dict[str, int] = field(default_factory=dict)  # unit id -> its rank
 
     def committed_since(self, mark: int) -> list[tuple[int, str, bool]]:
         with self.commit_lock:
@@ -258,6 +259,7 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
     owner = f"{unit.id}-{threading.get_ident()}"
     dream = settings.auto_dream
     mark = ctx.mark()
+    ctx.ranks[unit.id] = rank
     asked: list[tuple[str, int, str | None, set[str]]] = []
 
     def search(query: str, limit: int, bucket: str | None) -> list[Any]:
@@ -355,7 +357,7 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
             if check_stale and _stale(ctx, mark, rank, asked):
                 raise _Stale(transcript)
         if changed and not dry_run:
-            warnings += _commit(ctx, ws, unit, receipt.target_path, after, rank=rank)
+            warnings += _commit(ctx, ws, unit, receipt.target_path, after)
         candidates, classes, related, labelled = classify(ws, final, receipt,
                                                                  receipt_data)
         return UnitResult(
@@ -446,12 +448,12 @@ class _RawNotes:
 
 
 def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
-            data: bytes, *, rank: int = 0) -> tuple[str, ...]:
+            data: bytes) -> tuple[str, ...]:
     """Write the accepted node: run the write-ahead hook (the journal is fsynced first), then
     compare-and-swap: the node is replaced only if it is still byte for byte what the unit read
     (the compare happens right before the atomic rename, `own.replace_if`), so a person's edit
     saved while the model worked is never overwritten: the unit fails, changes nothing, and is
-    retried on the new content. Then record the commit (with the unit's `rank`, for ordered
+    retried on the new content. Then record the commit (with the unit's rank, for ordered
     commits), refresh the file list and the node index. Returns warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
     # must not redirect the write.
@@ -465,7 +467,7 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
             raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
                                 "nothing was written, and the unit will be retried on the new "
                                 "content", path=target)
-        ctx.commits.append((rank, target, expected is None))
+        ctx.commits.append((ctx.ranks.get(unit.id, 0), target, expected is None))
         with ctx.files_lock:
             ctx.files.add(target)
     try:
