@@ -6,12 +6,13 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 LLM_STAMP := $(VENV)/.installed-llm
+MCP_STAMP := $(VENV)/.installed-mcp
 BENCH_STAMP := $(VENV)/.installed-bench
 # Tests and the demo never touch the network or a real key.
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 
-.PHONY: install install-llm install-bench test test-fast lint bench demo clean
+.PHONY: install install-llm install-mcp install-bench test test-fast test-shipped lint bench bench-quality demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -24,12 +25,17 @@ $(LLM_STAMP): requirements/llm.lock | $(STAMP)
 	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements/llm.lock
 	@touch $@
 
+$(MCP_STAMP): requirements/mcp.lock | $(STAMP)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r requirements/mcp.lock
+	@touch $@
+
 $(BENCH_STAMP): requirements/bench.txt | $(STAMP)
 	$(PY) -m pip install --quiet -r requirements/bench.txt
 	@touch $@
 
 install: $(STAMP)            ## the package, its runtime dependencies and the dev tools
 install-llm: $(LLM_STAMP)    ## plus litellm (hash-locked) for the LLM engine
+install-mcp: $(MCP_STAMP)    ## plus the MCP SDK (hash-locked) for `remelink mcp`
 install-bench: $(BENCH_STAMP) ## plus the reference engines and peers the benchmarks compare with
 
 # Tests run in parallel worker processes (pytest-xdist; `JOBS=1` for one process), each test
@@ -37,11 +43,14 @@ install-bench: $(BENCH_STAMP) ## plus the reference engines and peers the benchm
 JOBS ?= auto
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist worksteal
 
-test: $(LLM_STAMP)           ## every test, the slow tier included: what CI runs
+test: $(LLM_STAMP) $(MCP_STAMP) ## every test, the slow tier included: what CI runs
 	$(PYTEST)
 
-test-fast: $(STAMP)          ## the edit loop: everything but the slow tier (tests/conftest.py)
+test-fast: $(MCP_STAMP)      ## the edit loop: everything but the slow tier (tests/conftest.py)
 	$(PYTEST) -m "not slow"
+
+test-shipped: $(STAMP)       ## the default configuration as installed: the embedder loaded (also in `test`)
+	$(PY) -m pytest -q -m shipped
 
 lint: $(STAMP)
 	$(BIN)/ruff check remelink tests bench
@@ -49,6 +58,9 @@ lint: $(STAMP)
 
 bench: $(BENCH_STAMP) $(LLM_STAMP)
 	$(PY) bench/run_all.py
+
+bench-quality: $(STAMP)      ## every quality table of docs/benchmarks.md at this commit, then the README's figures
+	$(PY) bench/run_all.py --quality
 
 DEMO_DIR ?= /tmp/remelink-demo
 demo: $(STAMP)               ## the README's first command: dream run on a scratch copy of the demo vault

@@ -1,6 +1,6 @@
 """node-search: full build, memory, update and query speed on generated vaults of 6,500 and
-10,000 digest nodes, beside tantivy and bm25s in the same run, and recall on two real vaults
-against plain TF-IDF cosine. Writes the `search` section of docs/benchmarks.md.
+10,000 digest nodes, beside tantivy and bm25s in the same run. Writes the `search` section of
+docs/benchmarks.md (recall on real vaults is bench/search_recall.py, section `search-recall`).
 
 Corpus: bench/search_corpus.py, seed 42 (70 % English, 30 % Chinese, one node in ten mixed).
 Every engine gets the same terms: remelink's analyzer runs first and tantivy / bm25s index its
@@ -14,7 +14,7 @@ run, for before/after figures.
 Wall times on a shared machine are noisy: the load average is printed beside each build and
 CPU times beside the walls; compare ratios within one run.
 
-    python bench/bench_search.py [--quick] [--sizes 6500,10000] [--baseline DIR] [--no-recall]
+    python bench/bench_search.py [--quick] [--sizes 6500,10000] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import search_corpus, search_recall
+from bench import search_corpus
 from bench._report import OUT, ROOT, machine, write_section
 from remelink.config import Settings
 from remelink.index import NodeIndex, analysis, blocks, build, core, engine, store
@@ -617,9 +617,7 @@ def cold_code(code: Path, root: Path, query: str) -> tuple[list[str], dict[str, 
 
 
 def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
-           build_prof: str, recall: dict[str, dict[str, search_recall.Metrics]] | None,
-           ablation: list[tuple[str, list[search_recall.Metrics]]] | None,
-           baseline: str | None) -> str:
+           build_prof: str, baseline: str | None) -> str:
     lines = [
         "### node-search: full build",
         "",
@@ -686,30 +684,6 @@ def report(sizes: dict[int, dict[str, Any]], phase: tuple[int, dict[str, Any]],
         sizes[max(sizes)]["whoosh"]["profile"],
         "```",
     ]
-    if recall is not None:
-        lines += [
-            "",
-            "### node-search recall: hidden links of real vaults",
-            "",
-            "Each note's links are hidden; the other notes are the digest; the note's name and "
-            "text (links shown as their display text) are the query; the answer is the set of "
-            "notes it linked to. Same settings for both vaults. (bench/search_recall.py; the "
-            "shared data README quotes the TF-IDF floor as 0.60 / 0.71 on a count of 899 / 183 "
-            "links.)",
-            "",
-            search_recall.table(recall),
-        ]
-    if ablation is not None:
-        lines += [
-            "",
-            "Each tuned setting changed alone (bench/search_recall.py --ablation; all notes "
-            "indexed once and the query note dropped from its own results, its terms staying "
-            "in the statistics: the defaults row is close to, not equal to, the exact figures "
-            "above). Foam's long notes gain from more query terms than the default cap of 96 "
-            "keeps, SilverBullet's do not; the cap bounds the cost of long queries.",
-            "",
-            search_recall.ablation_table(ablation),
-        ]
     return "\n".join(lines)
 
 
@@ -758,17 +732,13 @@ def main(argv: list[str]) -> int:
     largest = max(sizes)
     phase = (largest, phases(corpus(largest)))
     build_prof = build_profile()
-    recall = ablation = None
-    if "--no-recall" not in argv:
-        recall = search_recall.main([])
-        ablation = search_recall.ablation(search_recall.SHARED_LINK_VAULTS)
     note = None
     if baseline:
         note = (f" \"Before\" is the code of `{Path(baseline).name}` (the commit before issue "
                 "16: Whoosh's own writer, one process), built in the same run.")
-    text = report(results, phase, build_prof, recall, ablation, note)
+    text = report(results, phase, build_prof, note)
     print(text)
-    if not quick and sizes == [6500, 10_000] and recall is not None:
+    if not quick and sizes == [6500, 10_000]:
         write_section("search", text, "python bench/bench_search.py" +
                       (" --baseline BASELINE" if baseline else ""))
     print(f"done in {time.perf_counter() - started:.0f} s", flush=True)

@@ -10,7 +10,7 @@ as `[photo: caption]`, as chat exports write attachments.
     python bench/locomo.py OUT_DIR [--layout ids|bold|plain|clock] [--only conv-41]
 
 writes OUT_DIR/<sample_id>/ vaults. `load()`, `Conversation` and `write_vault()` are the API
-the benchmarks use; `Conversation.evidence_session()` maps a turn id (`D8:13`) to its note.
+the benchmarks use; `Conversation.evidence_paths()` maps turn ids (`D8:13`) to their notes.
 """
 
 from __future__ import annotations

@@ -56,8 +56,9 @@ app = typer.Typer(
 dream_app = typer.Typer(help="The dream pipeline: extract, integrate (auto-link), checkpoint, tag.",
                         short_help="Run the dream pipeline (dream run).",
                         no_args_is_help=True, rich_markup_mode=None)
-index_app = typer.Typer(help="The node index under .remelink/index/ (derived, safe to delete).",
-                        short_help="Rebuild the node index (index rebuild).",
+index_app = typer.Typer(help="The node and passage indexes under .remelink/index/ (derived, safe "
+                             "to delete).",
+                        short_help="Rebuild the node and passage indexes (index rebuild).",
                         no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(dream_app, name="dream")
 app.add_typer(index_app, name="index")
@@ -194,28 +195,91 @@ def node_search_cmd(
     return nodesearch.node_search(query, limit, bucket, json_out, vault)
 
 
+@app.command("search", cls=_Command,
+             short_help="Search every note by passage, with the links around each hit.")
+@handles_errors("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help="A question or plain words (never query syntax).")],
+    limit: Annotated[int, typer.Option("--limit", min=1, max=50,
+                                       help="How many notes (1..50), one passage each.")] = 5,
+    since: Annotated[str | None, typer.Option(
+        "--since", help="Only notes dated (in their path) on or after YYYY-MM-DD.",
+        show_default=False)] = None,
+    until: Annotated[str | None, typer.Option(
+        "--until", help="Only notes dated (in their path) on or before YYYY-MM-DD.",
+        show_default=False)] = None,
+    folder: Annotated[str | None, typer.Option(
+        "--in", help="Only daily, resource or digest notes.", show_default=False)] = None,
+    no_links: Annotated[bool, typer.Option(
+        "--no-links", help="Passages only, without link expansion.")] = False,
+    json_out: JsonOpt = False,
+    vault: VaultOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Search every note (daily/, resource/, digest/) by passage, with each hit's links:
+    what a digest node's Sources cite, and the notes it links to and from."""
+    from remelink.errors import UsageError
+    from remelink.render import memory_search_json
+    from remelink.search import search
+    from remelink.search.render import hits_text
+
+    if not query.strip():
+        raise UsageError("the query is empty", hint='give a question or words, e.g. '
+                         'remelink search "how do I roll back ledger-api"')
+    root, settings = _open_vault(vault)
+    result = search(root, settings, query, limit=limit, since=since, until=until,
+                    folder=folder, links=not no_links)
+    for notice in result.notices:
+        _err(f"note: {notice}")
+    if json_out:
+        _print_json(memory_search_json(result, _elapsed()))
+    elif not result.hits:
+        _err(f"no note matches {query.strip()[:80]!r}")
+    else:
+        typer.echo(hits_text(result.hits), nl=False)
+    return 0
+
+
+@app.command("mcp", cls=_Command,
+             short_help="Serve the vault's memory to an agent over MCP (stdio).")
+@handles_errors("mcp")
+def mcp_cmd(vault: VaultOpt = None, debug: DebugOpt = False) -> int:
+    """Serve the vault's memory to an agent as an MCP server over stdio (tools: search,
+    node_search, read, recent, remember). Needs the extra: pip install "remelink[mcp]"."""
+    from remelink.mcp.server import run
+
+    return run(vault)
+
+
 @index_app.command("rebuild", cls=_Command,
-                   short_help="Rebuild the node index from every digest node.")
+                   short_help="Rebuild the node and passage indexes from the notes.")
 @handles_errors("index rebuild")
 def index_rebuild_cmd(vault: VaultOpt = None, json_out: JsonOpt = False,
                       debug: DebugOpt = False) -> int:
-    """Rebuild .remelink/index/ from every digest node (it is derived data, safe to delete)."""
+    """Rebuild .remelink/index/ (the node index of node-search and the passage index of
+    search) from the notes (it is derived data, safe to delete)."""
     from remelink.index import INDEX_DIR, NodeIndex
     from remelink.render import rebuild_json
+    from remelink.search import PassageIndex
 
     root, settings = _open_vault(vault)
     with NodeIndex(root, settings) as index:
         stats = index.rebuild()
-    for warning in stats.warnings:
+    with PassageIndex(root, settings) as passages:
+        pstats = passages.rebuild()
+    for warning in (*stats.warnings, *pstats.warnings):
         _err(f"warning: {warning}")
-    for notice in stats.notices:
+    for notice in (*stats.notices, *pstats.notices):
         _err(f"note: {notice}")
     if json_out:
-        _print_json(rebuild_json(stats, _elapsed()))
+        _print_json(rebuild_json(stats, _elapsed(), passages=pstats))
         return 0
     skipped = f", {stats.skipped} skipped (see notes above)" if stats.skipped else ""
     typer.echo(f"rebuilt {INDEX_DIR}: {stats.added} digest node(s) indexed{skipped} "
                f"in {stats.seconds:.1f} s")
+    pskipped = f", {pstats.skipped} skipped" if pstats.skipped else ""
+    typer.echo(f"rebuilt the passage index: {pstats.added} note(s) searchable{pskipped} "
+               f"in {pstats.seconds:.1f} s")
     return 0
 
 
@@ -245,6 +309,8 @@ def integrate_cmd(
     units = read_units(units_file)
     engine = make_model(settings, vault=root)
     report = integrate(root, settings, units, engine, dry_run=dry_run, wait=wait)
+    for notice in _notices(engine):
+        _err(f"warning: {notice}")
     leftover = getattr(engine, "unused", 0)
     if json_out:
         _print_json(integrate_json(report, dry_run=dry_run, leftover=leftover))
@@ -314,6 +380,7 @@ def dream_run_cmd(
         engine = make_model(settings, vault=root)
         reporter = make_reporter(quiet or (json_out and not sys.stderr.isatty()))
         report = run_dream(root, settings, engine, options, reporter=reporter)
+        report.warnings += _notices(engine)
     finally:
         close = getattr(reporter, "close", None)
         if callable(close):
@@ -327,6 +394,13 @@ def dream_run_cmd(
     if leftover:
         _err(f"error: the scripted model has {leftover} unused step(s)")
     return 0 if report.ok and not leftover else EXIT_PROBLEMS
+
+
+def _notices(engine: object) -> list[str]:
+    """What the engine says the user must hear after a run (the local engine: an embedder
+    that `embedder: auto` wanted but could not load)."""
+    notices = getattr(engine, "notices", None)
+    return [str(n) for n in notices()] if callable(notices) else []
 
 
 @app.command("status", cls=_Command,

@@ -98,6 +98,8 @@ class Settings:
     warnings: tuple[str, ...] = field(default=(), compare=False)
     # Passed to every litellm call (see MODEL_OPTIONS): temperature, max_tokens, Ollama's num_ctx.
     model_options: Mapping[str, Any] = field(default_factory=dict)
+    # `remelink mcp`: whether agents may write raw notes with the `remember` tool.
+    mcp_remember: bool = True
     # `model: scripted:FILE` came from the vault's config.yaml: FILE is a path inside the vault
     # (validated as one), read through the vault boundary; from the environment or a flag it is
     # a path of the person's own choosing.
@@ -119,6 +121,7 @@ SECTIONS: dict[str, frozenset[str] | None] = {
     "local": frozenset({"embedder"}),
     "model_options": frozenset({"temperature", "top_p", "max_tokens", "seed", "num_ctx"}),
     "auto_dream": frozenset(f.name for f in fields(DreamSettings)),
+    "mcp": frozenset({"remember"}),
 }
 _TOP_KEYS = set(SECTIONS)
 ENV_PREFIX = "REMELINK_"
@@ -173,6 +176,17 @@ def _as_int(key: str, value: Any, source: str, *, minimum: int = 0) -> int:
     if maximum is not None and value > maximum:
         raise _type_error(key, f"an integer from {minimum} to {maximum}", value, source)
     return int(value)
+
+
+def _as_bool(key: str, value: Any, source: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", "yes",
+                                                            "no", "on", "off"):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise _type_error(key, "true or false", value, source)
 
 
 def _as_str(key: str, value: Any, source: str, *, choices: tuple[str, ...] | None = None) -> str:
@@ -315,6 +329,11 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         # Layered key by key: REMELINK_MODEL_OPTIONS__NUM_CTX keeps the file's temperature.
         s = replace(s, model_options={**s.model_options, **_model_options(
             _sub(data, "model_options", source), source)})
+    if "mcp" in data:
+        mcp = _sub(data, "mcp", source)
+        _only(mcp, _keys("mcp"), "mcp", source)
+        if "remember" in mcp:
+            s = replace(s, mcp_remember=_as_bool("mcp.remember", mcp["remember"], source))
     if "auto_dream" in data:
         dream = _sub(data, "auto_dream", source)
         _only(dream, _keys("auto_dream"), "auto_dream", source)

@@ -81,6 +81,33 @@ def parse_search_args(args: list[str]) -> SearchArgs | None:
     return out
 
 
+def parse_mcp_args(args: list[str]) -> tuple[Path | None, bool] | None:
+    """(vault, debug) of a plain `mcp` (`--vault PATH` and `--debug`, each at most once), or
+    None for anything the Typer app should answer (help, an unknown option). The server's
+    start-up counts (an agent waits for it): Typer, click and rich are not needed to serve."""
+    vault: Path | None = None
+    debug = False
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--debug" and not debug:
+            debug = True
+        elif word.split("=", 1)[0] == "--vault" and vault is None:
+            _, eq, value = word.partition("=")
+            if not eq:
+                if i + 1 >= len(args):
+                    return None
+                i += 1
+                value = args[i]
+            if not value or value.startswith("-"):
+                return None
+            vault = Path(value)
+        else:
+            return None
+        i += 1
+    return vault, debug
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point (`remelink`)."""
     args = sys.argv[1:] if argv is None else argv
@@ -92,6 +119,17 @@ def main(argv: list[str] | None = None) -> None:
                 "node-search", lambda: node_search(p.query, p.limit, p.bucket, p.json_out,
                                                    p.vault),
                 json_out=p.json_out, debug=p.debug, vault=p.vault))
+    if args[:1] == ["mcp"]:
+        served = parse_mcp_args(args[1:])
+        if served is not None:
+            vault, debug = served
+
+            def serve() -> int:
+                from remelink.mcp.server import run
+
+                return run(vault)
+
+            sys.exit(run_command("mcp", serve, json_out=False, debug=debug, vault=vault))
     from remelink.cli import main as typer_main
 
     typer_main(args if argv is not None else None)

@@ -26,10 +26,36 @@ NEGATIONS = frozenset({"not", "never", "no", "don't", "doesn't", "isn't", "aren'
 ZH_NEGATIONS = ("不", "没", "未", "别", "勿", "禁止", "无需", "非")
 
 
+# Numbers written as words, counting something: "one page" -> "two pages", "三天" -> "五天". An
+# English number word counts when a noun follows it (not "one of", "one or two"); a Chinese
+# numeral when a measure word or unit follows it (两周, 五个工作日, 四页).
+_EN_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                    "thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+                    "thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand")
+_NOT_COUNTED = ("of", "or", "and", "to", "the", "a", "an", "by", "in", "on", "at", "more",
+                "less", "another", "other", "thing", "way", "day's")
+WORD_NUMBER_RE = re.compile(rf"\b({_EN_NUMBER_WORDS})\b(?=[ -]+([a-z']+))|"
+                            r"([一两二三四五六七八九十百千半]+)"
+                            r"(?=[个位次天周年月日小分秒行页条台遍轮倍份项种名人次])", re.I)
+
+
+def number_words(text: str) -> set[str]:
+    """The numbers a text writes as words, as written (`four`, `四`)."""
+    out = set()
+    for m in WORD_NUMBER_RE.finditer(text):
+        if m.group(1):
+            if m.group(2).lower() not in _NOT_COUNTED:
+                out.add(m.group(1).lower())
+        elif m.group(3):
+            out.add(m.group(3))
+    return out
+
+
 def facts(text: str) -> set[str]:
-    """Fact tokens: `#300` a number or date, `@Alice` a capitalised word that is not a common
-    sentence starter, `!not` a negation."""
+    """Fact tokens: `#300` a number or date (`#four`, `#四` when written as a word), `@Alice` a
+    capitalised word that is not a common sentence starter, `!not` a negation."""
     found = {f"#{n}" for n in NUMBER_RE.findall(text)}
+    found |= {f"#{w}" for w in number_words(text)}
     found |= {f"@{m}" for m in _NAME_RE.findall(text) if m.lower() not in STARTERS}
     words = set(re.findall(r"[a-z']+", text.lower()))
     found |= {f"!{w}" for w in words & NEGATIONS}

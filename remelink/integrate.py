@@ -35,6 +35,7 @@ from remelink.config import Settings
 from remelink.errors import RUN, UNIT, FileSystemError, ModelError, RemelinkError, RunModelError
 from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
+from remelink.notelinks import LazyNoteLinks
 from remelink.outage import Outage
 from remelink.receipt import Receipt, check_receipt, classify
 from remelink.tokens import estimate_tokens
@@ -154,6 +155,12 @@ class IntegrationContext:
     gate: threading.Condition = field(default_factory=threading.Condition)
     settled: set[int] = field(default_factory=set)
     ranks: dict[str, int] = field(default_factory=dict)  # unit id -> its rank
+    # Links between the raw notes (notelinks.py), scanned once on first use.
+    note_links: LazyNoteLinks | None = None
+
+    def __post_init__(self) -> None:
+        if self.note_links is None:
+            self.note_links = LazyNoteLinks(self.files, self.settings)
 
     def committed_since(self, mark: int) -> list[tuple[int, str, bool]]:
         with self.commit_lock:
@@ -274,6 +281,9 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
         notices.append(f"{unit.revises.target}, which held what the edited note said before, "
                        "no longer exists; integrated as a new unit")
         unit = replace(unit, revises=None)
+    if ctx.note_links is not None:
+        # The notes that the unit's notes link (or are linked from): evidence of related nodes.
+        unit = ctx.note_links.annotate(unit)
     ws = UnitWorkspace(ctx.vault, settings, unit, search,
                        claim=lambda rel: ctx.claims.claim(rel, owner))
     transcript = Transcript(messages=[])

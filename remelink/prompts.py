@@ -217,7 +217,26 @@ def integrate_messages(unit: Unit, evidence: str, *, language: str, today: str,
         recall=recall_block(candidates or [], language=language))
     if unit.revises is not None:
         user += "\n" + revision_text(unit, zh=zh, today=today)
+    if unit.linked_notes:
+        user += "\n" + linked_text(unit, zh=zh)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def linked_text(unit: Unit, *, zh: bool) -> str:
+    """The notes linked with the unit's notes (SPEC §8): the nodes citing them are related when
+    the linking line is about what the unit (or that node) says."""
+    how = {"out": "本单元的笔记链接了它", "in": "它链接了本单元的笔记"} if zh else \
+        {"out": "the unit's note links it", "in": "it links the unit's note"}
+    shown = unit.linked_notes[:8]
+    if zh:
+        lines = [f"- {n.path}（{how[n.direction]}：“{n.context[:160]}”）" for n in shown]
+        return ("本单元的笔记与下列笔记互相链接。引用这些笔记的节点，如果链接所在的那一行与本单元"
+                "（或与该节点）说的是同一件事，就是相关节点：用 node_search 找到它们并链接。\n"
+                + "\n".join(lines) + "\n")
+    lines = [f'- {n.path} ({how[n.direction]}: "{n.context[:160]}")' for n in shown]
+    return ("The unit's notes are linked with these notes. A node citing one of them is related "
+            "when the linking line is about what the unit (or that node) says: find such nodes "
+            "with node_search and link them.\n" + "\n".join(lines) + "\n")
 
 
 def revision_text(unit: Unit, *, zh: bool, today: str) -> str:

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from remelink.index.store import RefreshStats
     from remelink.integrate import IntegrateReport, UnitResult
     from remelink.scaffold import InitResult
+    from remelink.search.api import SearchResult
 
 __all__ = ["dream_json", "dream_text", "envelope", "init_json", "integrate_json",
-           "rebuild_json", "search_json", "status_json", "status_text"]
+           "memory_search_json", "rebuild_json", "search_json", "status_json", "status_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -262,7 +263,18 @@ def init_json(result: InitResult, seconds: float) -> str:
                     errors=[])
 
 
-def rebuild_json(stats: RefreshStats, seconds: float) -> str:
-    return envelope("index rebuild", ok=True, seconds=seconds,
-                    counts={"indexed": stats.added, "skipped": stats.skipped},
-                    data={"notices": list(stats.notices)}, errors=[])
+def rebuild_json(stats: RefreshStats, seconds: float,
+                 passages: RefreshStats | None = None) -> str:
+    counts: dict[str, int] = {"indexed": stats.added, "skipped": stats.skipped}
+    notices = list(stats.notices)
+    if passages is not None:
+        counts |= {"notes_indexed": passages.added, "notes_skipped": passages.skipped}
+        notices += passages.notices
+    return envelope("index rebuild", ok=True, seconds=seconds, counts=counts,
+                    data={"notices": notices}, errors=[])
+
+
+def memory_search_json(result: SearchResult, seconds: float) -> str:
+    """search: the query and its hits under `data` (index notices go to stderr)."""
+    return envelope("search", ok=True, seconds=seconds, counts={"hits": len(result.hits)},
+                    data=result.to_json(), errors=[])

@@ -71,6 +71,11 @@ lint:
 # local:
 #   embedder: auto
 
+# `remelink mcp` (an agent's access to this memory): whether agents may save raw notes into
+# daily/<today>/ with the `remember` tool (the digest is never written by it).
+# mcp:
+#   remember: true
+
 auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
   # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
@@ -97,6 +102,9 @@ GITIGNORE_LINES = (
     "index.old-*/",
     "index.tampered-*",  # a tampered index, moved aside (never followed) and rebuilt
     "index.lock",    # the index writers' lock
+    "passages.lock",  # the passage index writers' lock (remelink search)
+    "passages.new-*/",  # a passage index rebuild in progress, or left by one that died
+    "passages.old-*/",
     "lock",          # the vault lock of dream run and integrate
     "state.journal",  # checkpoint records since the last full save of state.json
     "*.tmp",         # atomic writes in progress (.remelink-tmp-*.tmp)

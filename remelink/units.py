@@ -64,6 +64,19 @@ class Revision:
 
 
 @dataclass(frozen=True)
+class LinkedNote:
+    """A raw note linked with one of the unit's notes: `direction` "out" (the unit's note links
+    it) or "in" (it links the unit's note); `context` the linking line, under its heading."""
+
+    path: str
+    direction: str = "out"
+    context: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "direction": self.direction, "context": self.context}
+
+
+@dataclass(frozen=True)
 class Unit:
     name: str
     bucket: str
@@ -78,6 +91,10 @@ class Unit:
     # Set by the pipeline when the unit restates what an edited note said before (not part of
     # the id: the same statement is the same unit whatever it revises).
     revises: Revision | None = None
+    # Raw notes that the unit's notes link to or are linked from (SPEC §8: links between notes
+    # are evidence that their nodes are related). Derived from the vault at integration time
+    # (notelinks.py); not part of the id.
+    linked_notes: tuple[LinkedNote, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -93,6 +110,8 @@ class Unit:
             data["kind"] = self.kind
         if self.revises is not None:
             data["revises"] = self.revises.as_dict()
+        if self.linked_notes:
+            data["linked_notes"] = [n.as_dict() for n in self.linked_notes]
         return data
 
 
@@ -224,7 +243,31 @@ def parse_unit(data: Any, *, sources: Sequence[str] | None = None,
     kind = _text(data.get("kind")).lower()
     return ParsedUnit(Unit(name=name, bucket=bucket, summary=summary, paths=tuple(paths), id=uid,
                            points=points, kind=kind,
-                           revises=Revision.from_dict(data.get("revises"))))
+                           revises=Revision.from_dict(data.get("revises")),
+                           linked_notes=_linked_notes(data.get("linked_notes"), paths)))
+
+
+def _linked_notes(raw: Any, own: Sequence[str]) -> tuple[LinkedNote, ...]:
+    """Optional evidence: `{path, direction, context}` mappings (or bare paths) naming workspace
+    paths other than the unit's own; anything else is dropped (it only ever adds links, and
+    the pipeline derives it again from the vault)."""
+    if not isinstance(raw, (list, tuple)):
+        return ()
+    out: dict[str, LinkedNote] = {}
+    for item in raw:
+        entry = item if isinstance(item, Mapping) else {"path": item}
+        path, context = entry.get("path"), entry.get("context")
+        if not isinstance(path, str) or not path.strip():
+            continue
+        try:
+            rel = normalize_relpath(_strip_link(path).lstrip("/"))
+        except SandboxError:
+            continue
+        direction = "in" if entry.get("direction") == "in" else "out"
+        if rel not in own and rel not in out:
+            out[rel] = LinkedNote(rel, direction,
+                                  context[:600] if isinstance(context, str) else "")
+    return tuple(out.values())
 
 
 def read_units(arg: str, stdin: BinaryIO | None = None) -> list[Unit]:

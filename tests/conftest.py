@@ -28,9 +28,13 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _no_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The optional embedder (the `embed` extra, installed by `make bench`) must not change test
-    results: CI runs without it, and golden files are made without it."""
+def _no_embedder(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most tests run the lexical engine (`local.embedder: none`): their golden files are
+    lexical, and the sentence embedder costs a second to load. Tests marked `shipped`
+    (tests/test_shipped.py, `make test-shipped`) run the default configuration as installed
+    instead: `embedder: auto` with the embedder loaded."""
+    if request.node.get_closest_marker("shipped") is not None:
+        return
     monkeypatch.setenv("REMELINK_LOCAL__EMBEDDER", "none")  # for remelink subprocesses
     from remelink.models.local import embed
 

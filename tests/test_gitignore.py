@@ -94,7 +94,8 @@ def test_init_adds_missing_lines_to_an_older_gitignore(tmp_path: Path) -> None:
     assert set(GITIGNORE_LINES) <= set(text.splitlines())
     assert result.stdout == ("updated .remelink/.gitignore: added index.new-*/, index.old-*/, "
                              "index.tampered-*, "
-                             "index.lock, state.journal, cron.log\n")
+                             "index.lock, passages.lock, passages.new-*/, passages.old-*/, "
+                             "state.journal, cron.log\n")
     assert cli("init", str(tmp_path)).stdout.endswith("nothing to create\n")
 
 

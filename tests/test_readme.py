@@ -20,7 +20,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 # The reference the README points to (docs/benchmarks.md and the other measurement pages are
 # written by the benchmarks: they show the commands that produced their figures).
 REFERENCE = ("dream-run.md", "engines.md", "lint-links.md", "configuration.md", "scripts.md",
-             "commands.md", "figures.md", "dependencies.md")
+             "commands.md", "figures.md", "dependencies.md", "search.md", "mcp.md")
 DOCS = {name: (ROOT / "docs" / name).read_text(encoding="utf-8") for name in REFERENCE}
 SUBCOMMANDS = {"dream": {"run"}, "index": {"rebuild"}}
 # Commands the README lists while issue 22 builds them (`search`, `mcp`): checked like every
@@ -231,7 +231,7 @@ def test_use_from_scripts_shows_every_command_in_its_real_shape() -> None:
     golden = ROOT / "tests" / "golden" / "envelopes"
     examples = _script_examples()
     commands = [e["command"] for e in examples if e["ok"] or e["command"] == "lint-links"]
-    assert sorted(commands) == sorted(["init", "dream run", "status", "node-search",
+    assert sorted(commands) == sorted(["init", "dream run", "status", "node-search", "search",
                                        "index rebuild", "integrate", "lint-links"])
     for example in examples:
         assert list(example) == list(KEYS)

@@ -8,7 +8,13 @@ Reported: for pairs scored >= 4, the share that update their partner node (dupli
 and the share that update another node; for pairs <= 2, the share that merge into any node
 (false merges); for pairs in between, the share whose new node links the partner.
 
-    .venv/bin/python bench/quality/dedup.py [--sample N] [--embedder none|auto] [stsb cstsb pawsx]
+    .venv/bin/python bench/quality/dedup.py [--sample N] [--embedder none|auto|blended]
+                                            [stsb cstsb pawsx]
+
+`none` is the lexical engine; `blended` blends the embedder into the data set's language whether
+or not `embedder: auto` would (decide.EMBED_LANGUAGES is widened for the run), so every language
+shows what the embedder does; `auto` is the shipped default, which equals `blended` in the
+languages of EMBED_LANGUAGES and `none` in the others (`shipped` tells which row it is).
 
 Data sets, held out from tuning: STS-B dev, Chinese STS-B dev, the `test` half of PAWS-X zh dev
 (a paraphrase counts as same, a non-paraphrase as low: it must never merge).
@@ -20,11 +26,13 @@ import random
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import splits
 from data import DATASETS, SPLITS, Pair, load
 from vaults import NodeSpec, Runner, unit, write_node, write_note
 
@@ -50,13 +58,33 @@ class DedupResult:
     failed: int
     units_per_s: float
     actions: dict[str, int]
+    # Per pair of the label, in data order (for paired bootstraps between embedders):
+    same_partner: tuple[bool, ...] = ()   # same: updated its partner
+    low_merged: tuple[bool, ...] = ()     # low: updated a node without the unit's exact words
+    low_partner: tuple[bool, ...] = ()    # low: updated its partner
 
 
 def node_path(i: int, sentence: str) -> str:
     return f"digest/wiki/{slugify(tx.title_from(sentence))[:60]}-{i}.md"
 
 
+def shipped(dataset: str) -> str:
+    """Which row `embedder: auto` (the default) is for this data set's language."""
+    return "blended" if decide.uses_embedder(DATASETS[dataset][0]) else "none"
+
+
 def run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult:
+    if embedder != "blended":
+        return _run(pairs, embedder, dataset)
+    saved = decide.EMBED_LANGUAGES
+    decide.EMBED_LANGUAGES = saved | {DATASETS[dataset][0]}
+    try:
+        return replace(_run(pairs, "auto", dataset), embedder="blended")
+    finally:
+        decide.EMBED_LANGUAGES = saved
+
+
+def _run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult:
     with tempfile.TemporaryDirectory(prefix="remelink-dedup-") as tmp:
         root = Path(tmp)
         partner: dict[int, str] = {}
@@ -69,6 +97,9 @@ def run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult:
         runner = Runner(root, embedder)
         actions: dict[str, int] = {}
         same_ok = same_other = false_merge = partner_merge = identical = linked = failed = 0
+        same_partner: list[bool] = []
+        low_merged: list[bool] = []
+        low_partner: list[bool] = []
         sentence = {partner[i]: p.a for i, p in enumerate(pairs)}
         started = time.perf_counter()
         for i, p in enumerate(pairs):
@@ -78,17 +109,26 @@ def run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult:
             actions[action] = actions.get(action, 0) + 1
             if not result.ok:
                 failed += 1
+                if p.label == "same_abstraction":
+                    same_partner.append(False)
+                elif p.label == "unrelated":
+                    low_merged.append(False)
+                    low_partner.append(False)
                 continue
             merged = action != "CREATE"
             if p.label == "same_abstraction":
                 same_ok += merged and result.target == partner[i]
                 same_other += merged and result.target != partner[i]
+                same_partner.append(merged and result.target == partner[i])
             elif p.label == "unrelated":
-                false_merge += merged
-                partner_merge += merged and result.target == partner[i]
-                identical += merged and result.target != partner[i] and \
+                same_words = merged and result.target != partner[i] and \
                     decide.bag(sentence.get(result.target or "", "")).counts == \
                     decide.bag(p.b).counts
+                false_merge += merged
+                partner_merge += merged and result.target == partner[i]
+                identical += same_words
+                low_merged.append(merged and not same_words)
+                low_partner.append(merged and result.target == partner[i])
             elif not merged and partner[i] in result.related:
                 linked += 1
         seconds = time.perf_counter() - started
@@ -100,7 +140,8 @@ def run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult:
                        same_ok / max(1, n_same),
                        same_other / max(1, n_same), false_merge / max(1, n_unrel),
                        partner_merge / max(1, n_unrel), identical / max(1, n_unrel),
-                       linked / max(1, n_mid), failed, len(pairs) / seconds, actions)
+                       linked / max(1, n_mid), failed, len(pairs) / seconds, actions,
+                       tuple(same_partner), tuple(low_merged), tuple(low_partner))
 
 
 def sample(n: int | None, seed: int = 7, dataset: str = "stsb") -> list[Pair]:
@@ -111,7 +152,8 @@ def sample(n: int | None, seed: int = 7, dataset: str = "stsb") -> list[Pair]:
 
 
 def table(results: list[DedupResult]) -> str:
-    lines = ["| pairs | embedder | pairs (same / low / between) | duplicate avoidance (same "
+    lines = ["| pairs (data) | embedder (the default `auto` is the row marked shipped) | pairs "
+             "(same / low / between) | duplicate avoidance (same "
              "updates its partner) | same updates another node | false merges (low updates a "
              "node, not one with the unit's exact words) | of which into the partner | low "
              "into a node with the unit's exact words | between: partner linked | failed | "
@@ -119,7 +161,9 @@ def table(results: list[DedupResult]) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         real = r.false_merges - r.identical_merges
-        lines.append(f"| {r.dataset} | {r.embedder} | {r.pairs} ({r.same} / {r.unrelated} / "
+        lines.append(f"| {r.dataset} {SPLITS[r.dataset][1]} ({splits.label(splits.HELD_OUT)}) | "
+                     f"{r.embedder}{' (shipped)' if shipped(r.dataset) == r.embedder else ''} | "
+                     f"{r.pairs} ({r.same} / {r.unrelated} / "
                      f"{r.middle}) | **{100 * r.partner_updates:.1f} %** | "
                      f"{100 * r.other_updates:.1f} % | **{100 * real:.1f} %** | "
                      f"{100 * r.partner_merges:.1f} % | {100 * r.identical_merges:.1f} % | "
@@ -129,7 +173,8 @@ def table(results: list[DedupResult]) -> str:
 
 def main(argv: list[str]) -> tuple[str, list[DedupResult]]:
     n = int(argv[argv.index("--sample") + 1]) if "--sample" in argv else None
-    embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else ["none", "auto"]
+    embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else \
+        ["none", "blended"]
     datasets = [a for a in argv if a in DATASETS] or list(DATASETS)
     results = [run(sample(n, dataset=d), e, d) for d in datasets for e in embedders]
     text = table(results)

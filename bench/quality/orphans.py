@@ -36,6 +36,7 @@ class OrphanResult:
     new_orphans: int        # orphans among the nodes this run created
     digest_links: int       # digest-to-digest links in the whole digest
     lint_errors: int
+    orphan_paths: tuple[str, ...] = ()
 
     @property
     def rate(self) -> float:
@@ -79,25 +80,41 @@ def measure(vault: Path, embedder: str = "none", label: str | None = None) -> Or
             links += head.count("[[digest/")
     new = nodes - before
     return OrphanResult(label or vault.name, embedder, len(nodes), len(new), len(flagged),
-                        len(flagged & new), links, errors)
+                        len(flagged & new), links, errors, tuple(sorted(flagged)))
+
+
+def lint_orphans(root: Path) -> tuple[int, int, int]:
+    """(digest nodes, nodes `orphan-node` flags, lint errors) of a vault already dreamt."""
+    from remelink.config import load_settings
+    from remelink.lint.core import lint_links
+
+    settings = load_settings(root, env={})
+    settings = replace(settings, lint={**dict(settings.lint), "orphan-node": "warning"})
+    report = lint_links(root, settings)
+    flagged = {p.path for p in report.problems if p.code == "orphan-node"}
+    return (len(_digest_nodes(root)), len(flagged),
+            sum(1 for p in report.problems if p.level == "error"))
 
 
 def default_vaults(tmp: Path) -> list[tuple[str, Path]]:
     import workvault
 
-    return [("demo-vault", ROOT / "fixtures" / "demo-vault"),
-            ("work-notes (bench/quality/workvault.py)", workvault.write(tmp / "work-notes"))]
+    return [("demo-vault (tuning)", ROOT / "fixtures" / "demo-vault"),
+            ("work-notes, bench/quality/workvault.py (tuning)",
+             workvault.write(tmp / "work-notes"))]
 
 
 def locomo_vaults(tmp: Path) -> list[tuple[str, Path]]:
     sys.path.insert(0, str(ROOT / "bench"))
     import locomo
+    import splits
 
     out = []
     for conv in locomo.load():
         root = tmp / conv.sample_id
         locomo.write_vault(conv, root)
-        out.append((f"LoCoMo {conv.sample_id}", root))
+        out.append((f"LoCoMo {conv.sample_id} ({splits.label(splits.locomo(conv.sample_id))})",
+                    root))
     return out
 
 
@@ -131,11 +148,19 @@ def main(argv: list[str]) -> tuple[str, list[OrphanResult]]:
         if "--locomo" in argv:
             vaults = locomo_vaults(Path(tmp))
             results = [measure(path, e, label) for label, path in vaults for e in embedders]
-            results += total(results, "**LoCoMo, all eight**")
+            results += total([r for r in results if "held-out" in r.vault],
+                             "**LoCoMo, held-out (conv-49, conv-50)**")
+            results += total([r for r in results if r.vault.endswith("(tuning)")],
+                             "LoCoMo, tuning (six conversations)")
         else:
             vaults = [(p.name, p) for p in paths] or default_vaults(Path(tmp))
             results = [measure(path, e, label) for label, path in vaults for e in embedders]
     text = table(results)
+    small = [r for r in results if 0 < r.orphans <= 5 and not r.vault.startswith("LoCoMo")]
+    if small:
+        text += "\n\nThe orphans: " + "; ".join(
+            f"{r.vault}, {r.embedder}: {', '.join(f'`{p}`' for p in r.orphan_paths)}"
+            for r in small) + "."
     print(text)
     return text, results
 

@@ -189,8 +189,6 @@ class RunContext:
     retry_failed: bool = False
     max_units: int = 20
     state_lock: threading.RLock = field(default_factory=threading.RLock)
-    # Units to integrate this run, in order (filled by the extract step, or from the state).
-    modified: list[str] = field(default_factory=list)
     # Transient failures in a row, across the steps of the run (the provider may be down).
     outage: Outage = field(default_factory=Outage)
 

@@ -47,9 +47,18 @@ class Built:
     files: list[Indexed]
     notices: list[str]
 
+    # Documents in the index, when a file can give more than one (the passage index); None:
+    # one per indexed file.
+    document_count: int | None = None
+
     @property
     def doc_count(self) -> int:
+        """Files indexed."""
         return sum(1 for f in self.files if f.indexed)
+
+    @property
+    def documents(self) -> int:
+        return self.doc_count if self.document_count is None else self.document_count
 
 
 def default_procs() -> int:

@@ -78,8 +78,10 @@ def is_node_path(rel: str, digest: str) -> bool:
         not any(part.startswith(".") for part in rel.split("/"))
 
 
-def scan_digest(root: Path, digest: str) -> dict[str, FileStat]:
-    """Every `.md` file under the digest folder: NFC workspace-relative path -> FileStat.
+def scan_digest(root: Path, digest: str, suffixes: tuple[str, ...] = (".md",)
+                ) -> dict[str, FileStat]:
+    """Every `.md` file (or file ending in one of `suffixes`) under the digest folder (or any
+    top-level folder named by `digest`): NFC workspace-relative path -> FileStat.
 
     Dot-folders and dotfiles are skipped; symlinked folders are not entered, and symlinked
     files that resolve outside the vault are left out (the index never reads outside it).
@@ -104,13 +106,13 @@ def scan_digest(root: Path, digest: str) -> dict[str, FileStat]:
             try:
                 # d_type answers these without a system call; only .md files are stat'ed.
                 if entry.is_file(follow_symlinks=False):
-                    if not name.endswith(".md"):
+                    if not name.endswith(suffixes):
                         continue
                     st = entry.stat(follow_symlinks=False)
                 elif entry.is_dir(follow_symlinks=False):
                     stack.append((f"{prefix}{name}/", entry.path))
                     continue
-                elif entry.is_symlink() and name.endswith(".md"):
+                elif entry.is_symlink() and name.endswith(suffixes):
                     real = os.path.realpath(entry.path)
                     if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
                         continue

@@ -3,7 +3,6 @@ otherwise (cron, pipes), or JSON. Rich is imported only for the terminal case.""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -15,10 +14,6 @@ def is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def hits_json(hits: Sequence[Hit]) -> str:
-    return json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=2)
 
 
 def hits_plain(hits: Sequence[Hit]) -> str:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from remelink.config import Settings
 from remelink.errors import RemelinkError, VaultBusy
@@ -36,6 +36,11 @@ from remelink.vault.paths import MARKER_DIR
 
 INDEX_DIR = f"{MARKER_DIR}/index"
 LOCK_FILE = f"{MARKER_DIR}/index.lock"
+# The passage index of `remelink search` (remelink.search) lives in its own folder inside the
+# node index's; a node index rebuild carries it over (IndexStore.KEEP).
+PASSAGES_DIR = f"{INDEX_DIR}/passages"
+PASSAGES_LOCK = f"{MARKER_DIR}/passages.lock"
+KEPT_WAIT = 2.0  # seconds a rebuild waits for a kept index's lock before leaving it behind
 FORMAT_FILE = "remelink-format.json"
 # Bump when the schema, the analyzer or the section weights change: old indexes are rebuilt.
 FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name"
@@ -44,7 +49,6 @@ DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBus
 BUILD_PROCS = 0
 # A refresh that touches more than this share of the nodes rebuilds instead (faster in bulk).
 BULK_SHARE = 0.5
-TAMPERED = "node index tampered with"
 BULK_MIN = 2000
 
 
@@ -66,9 +70,25 @@ class RefreshStats:
         return self.added + self.changed + self.removed
 
 
+class Readout(Protocol):
+    """One file read for indexing (a node's `ReadResult`, or another index's equivalent):
+    `doc` is None when the file cannot be indexed."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def doc(self) -> object | None: ...
+    @property
+    def notice(self) -> str | None: ...
+    @property
+    def unchanged(self) -> bool: ...
+
+
 @dataclass
 class Diff:
-    upserts: list[tuple[ReadResult, FileStat]] = field(default_factory=list)
+    upserts: list[tuple[Readout, FileStat]] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     restat: dict[str, Entry] = field(default_factory=dict)
     unchanged: int = 0
@@ -88,11 +108,24 @@ class IndexStore:
     """The live index of one vault and the searcher over it (`searcher` is None until
     `ensure_open()`); `idf_cache` is emptied whenever the searcher changes."""
 
+    # The node index. Another index over the vault's notes (the passage index of `remelink
+    # search`) subclasses this and replaces the hooks below (DIR, LOCK, FORMAT, WHAT, scan,
+    # read, open_index, stored_fingerprints, write, build): both share the freshness,
+    # manifest, locking, rebuild and boundary machinery.
+    DIR = INDEX_DIR
+    LOCK = LOCK_FILE
+    FORMAT = FORMAT
+    WHAT = "node index"
+    UNITS = "digest node(s)"  # what `doc_count` counts, for notices
+    # Folders inside DIR that belong to other indexes (with their locks): a rebuild carries
+    # them into the new folder when their lock is free within KEPT_WAIT seconds.
+    KEEP: tuple[tuple[str, str], ...] = (("passages", PASSAGES_LOCK),)
+
     def __init__(self, vault: Path, settings: Settings, wait: float) -> None:
         self.vault = vault
         self.settings = settings
         self.digest = settings.folders.digest
-        self.directory = vault / INDEX_DIR
+        self.directory = vault / self.DIR
         self.wait = wait
         self.ix: Any = None
         self.searcher: Any = None
@@ -101,6 +134,40 @@ class IndexStore:
         self._index_id: str | None = None
         self._manifest: Manifest | None = None
         self._lock_depth = 0
+
+    # -- the hooks an index over other files replaces ----------------------------------------
+    def scan(self) -> dict[str, FileStat]:
+        """Every file this index covers: workspace-relative path -> FileStat."""
+        return scan_digest(self.vault, self.digest)
+
+    def read(self, rel: str, stat: FileStat, known: str | None = None) -> Readout:
+        """One file read for indexing (never raises for bad content)."""
+        return read_node(rel, stat, self.digest, self.settings.max_note_bytes, known=known)
+
+    def open_index(self) -> Any:
+        from remelink.index import engine
+
+        return engine.open_index(self.vault, self.DIR)
+
+    def stored_fingerprints(self, reader: Any) -> Iterator[tuple[str, str]]:
+        """(path, fingerprint) of every live document, to rebuild a lost manifest."""
+        from remelink.index import engine
+
+        for doc in engine.all_stored(reader):
+            yield doc.path, doc.fingerprint
+
+    def write(self, writer: Any, result: Readout) -> None:
+        """Replace the documents of `result.path` in an open writer."""
+        from remelink.index import engine
+
+        assert isinstance(result, ReadResult) and result.doc is not None
+        writer.update_document(**engine.fields_of(result.doc))
+
+    def build(self, folder: str, files: list[tuple[str, FileStat]]) -> build.Built:
+        """A complete index of `files` in the new, empty workspace folder `folder`."""
+        return build.build(self.vault, folder, files, self.digest,
+                           self.settings.max_note_bytes, wait=self.wait,
+                           procs=BUILD_PROCS or build.default_procs())
 
     def close(self) -> None:
         if self.searcher is not None:
@@ -149,7 +216,7 @@ class IndexStore:
                     if rel in entries:
                         diff.removed.append(rel)
                     continue
-                result = read_node(rel, stat, self.digest, self.settings.max_note_bytes)
+                result = self.read(rel, stat)
                 if result.notice:
                     diff.notices.append(result.notice)
                 diff.upserts.append((result, stat))
@@ -176,22 +243,23 @@ class IndexStore:
         """Try to open the live index; None on success, else why it must be rebuilt."""
         from remelink.index import engine
 
+        what = self.WHAT
         if not os.path.lexists(self.directory):
-            return "node index missing"
-        why = own.tampered(self.vault, INDEX_DIR, allow_subfolders=(".tmp",))
+            return f"{what} missing"
+        why = own.tampered(self.vault, self.DIR, allow_subfolders=self._allowed())
         if why is not None:
-            return f"{TAMPERED}: {why}"
+            return f"{what} tampered with: {why}"
         fmt = self._read_format()
         if fmt is None:
-            return "node index has no readable format marker"
-        if fmt.get("format") != FORMAT:
-            return f"node index format changed ({fmt.get('format')!r} -> {FORMAT!r})"
+            return f"{what} has no readable format marker"
+        if fmt.get("format") != self.FORMAT:
+            return f"{what} format changed ({fmt.get('format')!r} -> {self.FORMAT!r})"
         try:
-            ix = engine.open_index(self.vault, INDEX_DIR)
+            ix = self.open_index()
             searcher, stats = engine.searcher(ix)
             searcher.reader().doc_count()
         except Exception as exc:  # any failure to open derived data means: rebuild it
-            return f"node index unreadable ({brief(exc)})"
+            return f"{what} unreadable ({brief(exc)})"
         self.ix, self.searcher, self.stats = ix, searcher, stats
         self._index_id = str(fmt.get("index_id"))
         self._manifest = None
@@ -212,7 +280,7 @@ class IndexStore:
 
     def _read_format(self) -> dict[str, Any] | None:
         try:
-            data = json.loads(own.read(self.vault, f"{INDEX_DIR}/{FORMAT_FILE}",
+            data = json.loads(own.read(self.vault, f"{self.DIR}/{FORMAT_FILE}",
                                        limit=1 << 16).decode("utf-8"))
         except (OSError, ValueError, RemelinkError, RecursionError):
             return None
@@ -236,18 +304,16 @@ class IndexStore:
         return changed
 
     def _load_manifest(self) -> None:
-        from remelink.index import engine
-
         generation = self.ix.latest_generation()
-        manifest = Manifest.load(self.vault, INDEX_DIR)
+        manifest = Manifest.load(self.vault, self.DIR)
         if manifest is None or manifest.generation != generation or \
                 manifest.index_id != self._index_id:
             # Lost or stale (e.g. a process died between commit and manifest write): rebuild
             # it from the fingerprints stored in the index; stat values unknown, so the next
             # check hashes each file once.
             manifest = Manifest(index_id=str(self._index_id), generation=generation)
-            for doc in engine.all_stored(self.searcher.reader()):
-                manifest.entries[doc.path] = Entry(-1, -1, doc.fingerprint, True)
+            for path, fp in self.stored_fingerprints(self.searcher.reader()):
+                manifest.entries[path] = Entry(-1, -1, fp, True)
         self._manifest = manifest
 
     def _entries(self) -> dict[str, Entry]:
@@ -263,17 +329,15 @@ class IndexStore:
         entries = self._entries()
         assert self._manifest is not None
         manifest = self._manifest
-        files = scan_digest(self.vault, self.digest)
+        files = self.scan()
         diff = Diff()
-        max_bytes = self.settings.max_note_bytes
         for rel, stat in files.items():
             entry = entries.get(rel)
             if manifest.is_clean(rel, stat.mtime_ns, stat.size):
                 diff.unchanged += 1
                 diff.skipped += 0 if entry is None or entry.indexed else 1
                 continue
-            result = read_node(rel, stat, self.digest, max_bytes,
-                               known=entry.fingerprint if entry else None)
+            result = self.read(rel, stat, known=entry.fingerprint if entry else None)
             if result.unchanged and entry is not None:
                 diff.restat[rel] = Entry(stat.mtime_ns, stat.size, entry.fingerprint,
                                          entry.indexed)
@@ -301,7 +365,7 @@ class IndexStore:
                 if result.doc is None:
                     writer.delete_by_term("path", result.path)
                 else:
-                    writer.update_document(**engine.fields_of(result.doc))
+                    self.write(writer, result)
             for rel in diff.removed:
                 writer.delete_by_term("path", rel)
             writer.commit()
@@ -328,7 +392,7 @@ class IndexStore:
         assert self._manifest is not None
         self._manifest.entries.update(restat)
         try:
-            with file_lock(self.vault / LOCK_FILE, wait=0.0, what="index"):
+            with file_lock(self.vault / self.LOCK, wait=0.0, what="index"):
                 if self.ix.latest_generation() == self._manifest.generation:
                     self._save_manifest()
         except (VaultBusy, OSError):
@@ -337,10 +401,10 @@ class IndexStore:
     def _save_manifest(self) -> None:
         assert self._manifest is not None
         try:
-            self._manifest.save(self.vault, INDEX_DIR)
+            self._manifest.save(self.vault, self.DIR)
         except OSError as exc:
-            raise RemelinkError(f"cannot write the node index manifest: {exc.strerror or exc}",
-                                path=INDEX_DIR, hint="check permissions and free space") from None
+            raise RemelinkError(f"cannot write the {self.WHAT} manifest: {exc.strerror or exc}",
+                                path=self.DIR, hint="check permissions and free space") from None
 
     def rebuild_locked(self, reason: str | None, started: float) -> RefreshStats:
         """Build a complete index in a new folder and swap it in. Caller holds the lock. The
@@ -350,21 +414,21 @@ class IndexStore:
 
         from remelink.index import engine
 
+        name = own.split(self.DIR)[1]
+        what = self.WHAT
         self.close()
-        _sweep(self.vault)
-        files = sorted(scan_digest(self.vault, self.digest).items())
+        _sweep(self.vault, name)
+        files = sorted(self.scan().items())
         index_id = uuid.uuid4().hex
-        tmp = f"{MARKER_DIR}/index.new-{os.getpid()}-{index_id[:8]}"
+        tmp = f"{MARKER_DIR}/{name}.new-{os.getpid()}-{index_id[:8]}"
         warnings: list[str] = []
         try:
-            built = build.build(self.vault, tmp, files, self.digest,
-                                self.settings.max_note_bytes, wait=self.wait,
-                                procs=BUILD_PROCS or build.default_procs())
+            built = self.build(tmp, files)
             ix = built.ix
-            if ix.doc_count() != built.doc_count:  # never trust a silent loss
+            if ix.doc_count() != built.documents:  # never trust a silent loss
                 raise RemelinkError(
-                    f"the rebuilt node index holds {ix.doc_count()} of {built.doc_count} "
-                    "node(s)", path=INDEX_DIR, hint="run `remelink index rebuild` again")
+                    f"the rebuilt {what} holds {ix.doc_count()} of {built.documents} "
+                    "document(s)", path=self.DIR, hint="run `remelink index rebuild` again")
             stats = {rel: stat for rel, stat in files}
             manifest = Manifest(index_id=index_id, generation=ix.latest_generation())
             for f in built.files:
@@ -373,15 +437,15 @@ class IndexStore:
                                                  f.indexed)
             manifest.save(self.vault, tmp)
             own.create(self.vault, f"{tmp}/{FORMAT_FILE}",
-                       json.dumps({"format": FORMAT, "index_id": index_id}))
+                       json.dumps({"format": self.FORMAT, "index_id": index_id}))
             warnings += self._swap_in(tmp, index_id)
         except own.Unsafe as exc:
             _remove_tree(self.vault, tmp)
             raise own.refusal(exc) from None
         except OSError as exc:
             _remove_tree(self.vault, tmp)
-            raise RemelinkError(f"cannot write the node index: {exc.strerror or exc}",
-                                path=INDEX_DIR, hint="check permissions and free space") from None
+            raise RemelinkError(f"cannot write the {what}: {exc.strerror or exc}",
+                                path=self.DIR, hint="check permissions and free space") from None
         except engine.LockError:
             _remove_tree(self.vault, tmp)
             raise self._busy() from None
@@ -390,36 +454,73 @@ class IndexStore:
             raise
         problem = self.open()
         if problem is not None:
-            raise RemelinkError(f"the rebuilt node index does not open: {problem}",
-                                path=INDEX_DIR, hint="delete the folder and try again")
+            raise RemelinkError(f"the rebuilt {what} does not open: {problem}",
+                                path=self.DIR, hint="delete the folder and try again")
         notices = []
         if reason and not warnings:
-            notices.append(f"{reason}; rebuilt it from {built.doc_count} digest node(s)")
+            notices.append(f"{reason}; rebuilt it from {built.doc_count} {self.UNITS}")
         notices.extend(built.notices)
         notices.extend(f.notice for f in built.files if f.notice)
         return RefreshStats(added=built.doc_count, skipped=len(built.files) - built.doc_count,
                             rebuilt=True, seconds=time.perf_counter() - started,
                             notices=tuple(notices), warnings=tuple(warnings))
 
+    def _allowed(self) -> tuple[str, ...]:
+        """The subfolders this index's folder may hold: Whoosh's temp folders, and the
+        folders of the indexes it keeps (KEEP)."""
+        return (".tmp", *(sub for sub, _ in self.KEEP))
+
     def _swap_in(self, tmp: str, index_id: str) -> list[str]:
-        """Put the built folder `tmp` in the place of `.remelink/index`. What was there is
-        renamed first (the entry itself, never followed): deleted when it is an index remelink
-        wrote, else kept aside as `index.tampered-*` and named in the returned warning."""
+        """Put the built folder `tmp` (in .remelink/) in the place of this index's folder. What
+        was there is renamed first (the entry itself, never followed): deleted when it is an
+        index remelink wrote, else kept aside as `<name>.tampered-*` and named in the returned
+        warning. The folders of kept indexes (KEEP) move into the new folder first."""
         warnings: list[str] = []
-        why = own.tampered(self.vault, INDEX_DIR, allow_subfolders=(".tmp",))
-        with own.folder(self.vault, MARKER_DIR) as dfd:
+        parent, name = own.split(self.DIR)
+        tmp_name = own.split(tmp)[1]
+        why = own.tampered(self.vault, self.DIR, allow_subfolders=self._allowed())
+        with own.folder(self.vault, MARKER_DIR) as mdfd, \
+                own.folder(self.vault, parent, create=True) as dfd:
             old = None
             if why is not None:
-                aside = own.move_aside(self.vault, INDEX_DIR)
-                warnings.append(f"{INDEX_DIR} was tampered with ({why}); moved it aside to "
-                                f"{aside} (never followed) and rebuilt the node index")
+                aside = own.move_aside(self.vault, self.DIR)
+                warnings.append(f"{self.DIR} was tampered with ({why}); moved it aside to "
+                                f"{aside} (never followed) and rebuilt the {self.WHAT}")
             elif os.path.lexists(self.directory):
-                old = f"index.old-{os.getpid()}-{index_id[:8]}"
-                os.rename("index", old, src_dir_fd=dfd, dst_dir_fd=dfd)
-            os.rename(own.split(tmp)[1], "index", src_dir_fd=dfd, dst_dir_fd=dfd)
+                with self._kept_locked() as held:
+                    for sub in held:
+                        os.rename(f"{name}/{sub}", f"{tmp_name}/{sub}", src_dir_fd=dfd,
+                                  dst_dir_fd=mdfd)
+                    old = f"{name}.old-{os.getpid()}-{index_id[:8]}"
+                    os.rename(name, old, src_dir_fd=dfd, dst_dir_fd=mdfd)
+                    os.rename(tmp_name, name, src_dir_fd=mdfd, dst_dir_fd=dfd)
+            if old is None:
+                os.rename(tmp_name, name, src_dir_fd=mdfd, dst_dir_fd=dfd)
         if old is not None:
             _remove_tree(self.vault, f"{MARKER_DIR}/{old}")
         return warnings
+
+    @contextlib.contextmanager
+    def _kept_locked(self) -> Iterator[list[str]]:
+        """Hold the locks of the kept indexes (KEEP) present in the live folder whose lock can
+        be had within KEPT_WAIT seconds; yields their folder names. One whose writer is busy
+        (a long rebuild of its own) is left behind: it is derived, and rebuilds itself when it
+        finds itself missing; this rebuild never fails or waits long for it."""
+        from remelink.vault.fsio import file_lock
+
+        held: list[str] = []
+        with contextlib.ExitStack() as stack:
+            for sub, lock in self.KEEP:
+                here = self.directory / sub
+                if not here.is_dir() or here.is_symlink():
+                    continue
+                try:
+                    stack.enter_context(file_lock(self.vault / lock,
+                                                  wait=min(self.wait, KEPT_WAIT), what="index"))
+                except (VaultBusy, OSError):
+                    continue
+                held.append(sub)
+            yield held
 
     # -- locking ------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -436,7 +537,7 @@ class IndexStore:
                 self._lock_depth -= 1
             return
         try:
-            with file_lock(self.vault / LOCK_FILE, wait=self.wait, what="index"):
+            with file_lock(self.vault / self.LOCK, wait=self.wait, what="index"):
                 self._lock_depth = 1
                 try:
                     yield
@@ -446,7 +547,7 @@ class IndexStore:
             raise self._busy() from None
 
     def _busy(self) -> VaultBusy:
-        return VaultBusy(f"index busy: another process is updating {INDEX_DIR} "
+        return VaultBusy(f"index busy: another process is updating {self.DIR} "
                          f"(waited {self.wait:g} s)", hint="try again when it has finished")
 
 
@@ -473,13 +574,13 @@ def _remove_tree(vault: Path, rel: str) -> None:
             os.unlink(path)
 
 
-def _sweep(vault: Path) -> None:
+def _sweep(vault: Path, name: str = "index") -> None:
     """Remove folders left by rebuilds that died (only called under the index lock)."""
     try:
         with own.folder(vault, MARKER_DIR) as dfd:
             names = os.listdir(dfd)
     except (OSError, RemelinkError):
         return
-    for name in names:
-        if name.startswith(("index.new-", "index.old-")):
-            _remove_tree(vault, f"{MARKER_DIR}/{name}")
+    for entry in names:
+        if entry.startswith((f"{name}.new-", f"{name}.old-")):
+            _remove_tree(vault, f"{MARKER_DIR}/{entry}")

@@ -175,11 +175,6 @@ def shown(rel: str) -> str:
     return "".join(out)
 
 
-def relpath_of(root: Path, path: Path) -> str:
-    """Workspace-relative POSIX form of an absolute path inside the vault."""
-    return nfc(path.resolve().relative_to(root.resolve()).as_posix())
-
-
 _SLUG_FORBIDDEN = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 

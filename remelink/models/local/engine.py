@@ -47,6 +47,9 @@ from remelink.vault.paths import slugify
 MAX_READS = 6
 PROBES = 4  # file names probed per turn for a new node
 SOURCE_READS = 4  # nodes recalled by the unit's source notes, read to see if they cite them
+LINKED_QUERIES = 6  # notes linked with the unit's notes, searched for the nodes citing them
+LINKED_READS = 8  # ... and the nodes read to see whether they do
+NAMED_READS = 3  # nodes recalled by the unit's identifiers and names, read to compare them
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
@@ -67,6 +70,12 @@ class LocalModel:
         self.embedder = embed.make(settings.embedder)
         self._memo: dict[str, tuple[list[dict[str, object]], dict[str, str]]] = {}
         self._memo_lock = threading.Lock()
+
+    def notices(self) -> list[str]:
+        """What the user must hear about this engine after a run: the embedder `auto` asked
+        for was missing or failed to load (embed.problem), so decisions were lexical."""
+        line = embed.problem(self.settings.embedder, self.embedder)
+        return [line] if line else []
 
     def bind_index(self, index: Any) -> None:
         """Use the node index's term statistics for IDF weighting (read-only)."""
@@ -213,6 +222,7 @@ class LocalModel:
         points = [str(p) for p in unit.get("points") or []]
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
+        linked = relate.linked_entries(unit.get("linked_notes"))
         lang = "zh" if tx.is_cjk_text(f"{name} {summary} {' '.join(points)}") else "en"
         # What the unit states, for comparisons: its abstraction (name and summary: for a
         # runbook, its trigger). Reasons ("..., because X"), steps and supporting points are
@@ -241,6 +251,13 @@ class LocalModel:
                 # Nodes distilled from the same notes: their Sources sentences carry the notes'
                 # paths and titles, which a short unit's own words may share with nothing.
                 queries.append(source)
+            # Nodes that name the unit's identifiers and names, in either language.
+            by_name = relate.named_query(" ".join([name, summary, *points]))
+            if by_name:
+                queries.append(by_name)
+            # Nodes citing the notes that the unit's notes link (or are linked from): their
+            # Sources carry those notes' paths.
+            queries += [_linked_query(n.path) for n in linked[:LINKED_QUERIES]]
             limit = self.settings.auto_dream.node_search_limit
             return turn([("node_search", {"query": q, "limit": limit}) for q in queries], "s")
 
@@ -255,12 +272,21 @@ class LocalModel:
             by_source = [h.path for c in searches if c.args.get("query") == source
                          for h in parse_hits(c.result or "")]
             wanted += [p for p in by_source if p not in wanted][:SOURCE_READS]
+            by_name = relate.named_query(" ".join([name, summary, *points]))
+            wanted += [h.path for c in searches if by_name and c.args.get("query") == by_name
+                       for h in parse_hits(c.result or "")[:NAMED_READS] if h.path not in wanted]
+            by_link = [h.path for q in (_linked_query(n.path) for n in linked[:LINKED_QUERIES])
+                       for c in searches if c.args.get("query") == q
+                       for h in parse_hits(c.result or "")[:3]]
+            wanted += [p for p in dict.fromkeys(by_link) if p not in wanted][:LINKED_READS]
             probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
                       if p not in wanted]
             if revises is not None:  # the node to update is known: read it, create nothing
                 hinted = str(revises.get("target"))
                 wanted, probes = [hinted, *(p for p in wanted if p != hinted)], []
-            return turn([("read", {"path": p}) for p in wanted + probes[:PROBES]], "r")
+            probes = probes[:PROBES]
+            wanted = wanted[:MAX_CALLS_PER_TURN - len(probes)]
+            return turn([("read", {"path": p}) for p in wanted + probes], "r")
 
         notes: dict[str, Note] = {}
         missing: set[str] = set()
@@ -431,8 +457,11 @@ class LocalModel:
             unit_name=name,
             notes={p: n for p, n in notes.items() if p.startswith(digest)}, labels=labels,
             digest=digest, idf=self.idf, exclude=[target] if target else [],
-            semantic=self._semantic if semantic else None,
-            ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes])
+            # Links may use the embedder in every language (it places translations close);
+            # merges use it only where it helped (decide.EMBED_LANGUAGES).
+            semantic=self._semantic if self.embedder is not None else None,
+            ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes],
+            linked_notes=relate.linked_entries(unit.get("linked_notes")))
         related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason) for k in links]
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
@@ -488,6 +517,8 @@ class LocalModel:
             source = (new_sources or sources)[0].path
             # Dated by its evidence (daily/2026-06-21/... -> 2026-06-21), else by today.
             when = re.search(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", source)
+            # The statement that sets the new value, when the unit says several things.
+            statement = comp.new_sentence or summary
             line = write.correction_line(statement, comp.old_sentence, source,
                                          when.group(1) if when else today, lang)
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
@@ -497,8 +528,11 @@ class LocalModel:
             # material for a node that already holds the claim.
             prose = [p for p in points
                      if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
-            novel = self._novel_points(_distinct([summary, *prose]), body)
-            if summary not in novel and lang == "zh":
+            # A restatement ("Dana said it once more: ...") says the node again: its Sources
+            # sentence quotes what was said, the body gets no "Also: ... said it again".
+            novel = [] if comp.restated else \
+                self._novel_points(_distinct([summary, *prose]), body)
+            if summary not in novel and lang == "zh" and not comp.restated:
                 # The claim is known; a clause of it may still be new ("数据库迁移先于代码单独
                 # 发布，迁移脚本要在预发环境用生产规模的数据演练": the second half). Chinese
                 # joins with "，" what English writes as two sentences, which are points of
@@ -579,7 +613,10 @@ class LocalModel:
         out: dict[str, str] = {}
         current_name = str(meta.get("name") or "")
         if name and name != current_name and stated(current_name, stale):
-            out["name"] = name
+            # The name stated the old value: the same name with the new one ("at most four
+            # pages" -> "at most six pages"), else the unit's.
+            out["name"] = revise.with_value(current_name, old_sentence,
+                                            decide._assertive(f"{name} {summary}")) or name
         current = str(meta.get("description") or "")
         description = _description(summary, lang, bucket, name, points)
         if description and description != current and stated(current, stale):
@@ -653,6 +690,13 @@ def _continue_after(messages: Sequence[Message]) -> int:
         if m:
             return int(m.group(1))
     return 0
+
+
+def _linked_query(path: str) -> str:
+    """A node_search query for the nodes citing raw note `path`: its file name and folder
+    (a node's Sources sentence holds the path)."""
+    parts = path.removesuffix(".md").split("/")
+    return " ".join(parts[1:])
 
 
 def _plan(action: str, classes: dict[str, str], links: int = 0) -> str:

@@ -5,7 +5,13 @@ A real `dream run` gives short units: a name, a sentence, a few points. Similari
 reaches the related threshold between two such units, so the choice also uses what a short unit
 has besides its words:
 - `mention`: the unit writes the node's name (`idempotency key` names `Idempotency keys`);
+- `linked`: the node cites a note that the unit's notes link to, or that links to them (SPEC §8:
+  a note's own wikilinks say that the nodes drawn from the two notes are related);
 - `source`: the node was distilled from the same note, and the two share a topic term;
+- `named`: the two name the same identifier (`journal.postings.v2`, `default_pool_size`,
+  `W&B`), or two of the same names (`Redis`, `pgbouncer` in a Chinese note): what people write
+  alike in every language, so it links English and Chinese nodes on one subject; never a
+  common word;
 - `term`: every term of the node's name is in the unit (`日志数据脱敏` in a rule about masking
   log data), or both name the same person, product or place;
 - `similar`: the comparison (decide.py) calls it related;
@@ -32,7 +38,30 @@ MAX_OTHER = 3     # links on any other ground
 # below 0.3 (measured on the demo's pairs and on STS-B / Chinese STS-B sentence pairs).
 CROSSLANG_MIN = 0.45
 MAX_CROSSLANG = 5  # other-language candidates the embedder scores
-REASONS = ("mention", "source", "term", "similar", "crosslang")
+MAX_LINKED = 6    # links on the notes' own links (a note rarely links more on one topic)
+REASONS = ("mention", "linked", "source", "named", "term", "similar", "crosslang")
+
+
+@dataclass(frozen=True)
+class Linked:
+    """A raw note linked with the unit's notes (the task's `linked_notes`): `out` when the
+    unit's note links it, `in` when it links the unit's note; `context` the linking line."""
+
+    path: str
+    direction: str
+    context: str
+
+
+def linked_entries(raw: object) -> list[Linked]:
+    """The task's `linked_notes` as values (bare paths allowed, anything else skipped)."""
+    out = []
+    for item in raw if isinstance(raw, list) else []:
+        entry = item if isinstance(item, dict) else {"path": item}
+        path = entry.get("path")
+        if isinstance(path, str) and path:
+            out.append(Linked(path, "in" if entry.get("direction") == "in" else "out",
+                              str(entry.get("context") or "")))
+    return out
 
 
 @dataclass(frozen=True)
@@ -127,6 +156,47 @@ def _actors(name: str) -> set[str]:
     return {m.group(1)} if m else set()
 
 
+def named(text: str) -> tuple[set[str], set[str]]:
+    """(identifiers, other names) a text writes: see decide.named_tokens. Numbers are not
+    names, nor a one- or two-letter word ("PR", "P0" are everyone's)."""
+    idents: set[str] = set()
+    names: set[str] = set()
+    for token in decide.named_tokens(text):
+        if token.replace(".", "").replace(",", "").isdigit() or len(token) <= 2:
+            continue
+        (idents if decide.is_identifier(token) else names).add(token)
+    # What a note sets as code is an identifier however it is spelled (`noeviction`); a word
+    # joined by hyphens (`idem-redis`, `payout-runner`) usually names a system.
+    for span in _CODE_RE.findall(text):
+        idents |= {t.casefold() for t in _TOKEN_RE.findall(span) if len(t) > 2
+                   and not t.replace(".", "").isdigit()}
+    names |= {w.casefold() for w in _HYPHENED_RE.findall(text)} - idents
+    return idents, names
+
+
+_CODE_RE = re.compile(r"`([^`\n]{1,200})`")
+_TOKEN_RE = re.compile(r"[A-Za-z][\w.&/+:-]*[\w&+]")
+_HYPHENED_RE = re.compile(r"(?<![\w-])[a-z][a-z0-9]{2,}(?:-[a-z0-9]{2,})+(?![\w-])")
+
+
+def shares_names(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> bool:
+    """One identifier in common, or two names."""
+    return bool(a[0] & b[0]) or len((a[0] | a[1]) & (b[0] | b[1])) >= 2
+
+
+def named_query(text: str) -> str:
+    """A node_search query of the identifiers and names a text writes (empty when it writes
+    fewer than shares_names needs): it recalls nodes in the other language on the same
+    subject, which a query in the unit's own words never does."""
+    idents, names = named(text)
+    # Numbers with what they count are written alike in both languages (`400 行`, `400 lines`):
+    # they recall, the comparison decides.
+    counted = sorted({f"{v:g}" for u, v in tx.facts(text).quantities if u and v >= 10})
+    if not idents and len(names) < 2 and not counted:
+        return ""
+    return " ".join(sorted(idents) + sorted(names) + counted)[:1500]
+
+
 def _entities(text: str) -> set[str]:
     return {e.casefold() for e in tx.facts(text).entities}
 
@@ -136,7 +206,8 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
            notes: Mapping[str, Note], labels: Mapping[str, str], digest: str,
            idf: decide.IdfFn, exclude: Sequence[str] = (),
            semantic: Callable[[str, Sequence[str]], list[float]] | None = None,
-           ranked: Sequence[tuple[HitInfo, float]] = ()) -> list[Link]:
+           ranked: Sequence[tuple[HitInfo, float]] = (),
+           linked_notes: Sequence[Linked] = ()) -> list[Link]:
     """The related nodes to link, best first, each with its reason. `labels` holds the
     comparison labels of the read nodes; `ranked` the hits scored on name and description."""
     names = {h.path: h.name for h in hits}
@@ -156,6 +227,11 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
         name = names.get(path) or _title(notes.get(path), path)
         if tx.mentions(raw_text, name) or _plural_mention(raw_text, name):
             add(path, "mention")
+    unit_topic = _topic_words(raw_text)
+    for path in candidates:
+        note = notes.get(path)
+        if note is not None and any(_by_link(note, entry, unit_topic) for entry in linked_notes):
+            add(path, "linked")
     for path in candidates:
         note = notes.get(path)
         if note is None or not any(f"[[{p}" in note.body for p in paths):
@@ -171,14 +247,33 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
         if _name_in(whole, name, lang, idf) or shares_entity or \
                 _names_share(unit_name, name, idf):
             add(path, "term")
+    mine = named(raw_text)
+    if mine[0] or len(mine[1]) >= 2:
+        for path in candidates:
+            note = notes.get(path)
+            text = _prose(note.body) if note is not None else \
+                f"{names.get(path, '')} {descriptions.get(path, '')}"
+            if shares_names(mine, named(f"{names.get(path, '')} {text}")):
+                add(path, "named")
+    unit_words = _topic_words(raw_text)
+
+    def shares_words(path: str) -> bool:
+        # Never through one common word ("Marco takes over on-call from me today" and "Never
+        # call date.today in business logic" share "today"): two words of a topic at least.
+        note = notes.get(path)
+        text = f"{names.get(path, '')} {descriptions.get(path, '')} " + \
+            (_prose(note.body) if note is not None else "")
+        return len((unit_words & _topic_words(text)) - _COMMON_ZH) >= 2
+
     for path, label in labels.items():
-        if label == "related":
+        if label == "related" and shares_words(path):
             add(path, "similar")
     related_t = decide.thresholds(False, lang)[1]
     for hit, score in ranked:
         if score < related_t:
             break
-        add(hit.path, "similar")
+        if shares_words(hit.path):
+            add(hit.path, "similar")
     if semantic is not None:
         # The best recalled few only: each text costs an embedding (about 10 ms), and scoring
         # every other-language hit made the decisions 8x slower on the speed benchmark.
@@ -195,12 +290,33 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
                 if s >= CROSSLANG_MIN:
                     add(p, "crosslang")
     mentions = [link for link in found.values() if link.reason == "mention"][:MAX_MENTIONS]
+    by_links = [link for link in found.values() if link.reason == "linked"][:MAX_LINKED]
     # The rest, best recalled first: node_search ranks the whole node (BM25F, names boosted),
     # which orders these candidates better than the order their reasons were found in.
     recalled = {h.path: h.score for h in hits}
-    rest = sorted((link for link in found.values() if link.reason != "mention"),
+    rest = sorted((link for link in found.values() if link.reason not in ("mention", "linked")),
                   key=lambda link: -recalled.get(link.path, 0.0))[:MAX_OTHER]
-    return mentions + rest
+    return mentions + by_links + rest
+
+
+def _by_link(note: Note, entry: Linked, unit_topic: set[str]) -> bool:
+    """The node cites the linked note, and the link is about what the linking side says: the
+    unit (its note links) or the node (its note links the unit's) shares a topic word with the
+    line that holds the link. A meeting note that links an incident on one of its lines relates
+    the incident to that line's subject, not to every decision of the meeting."""
+    if not cites(note.body, entry.path):
+        return False
+    if not entry.context:
+        return True
+    context = _topic_words(entry.context)
+    linking = unit_topic if entry.direction == "out" else _topic_words(_prose(note.body))
+    return bool({w for w in context & linking if w not in _COMMON_ZH})
+
+
+def cites(body: str, path: str) -> bool:
+    """The node body links `path` (in its Sources, or anywhere), with or without an anchor or
+    an alias."""
+    return any(f"[[{path}{end}" in body for end in ("]]", "#", "|"))
 
 
 def _title(note: Note | None, path: str) -> str:

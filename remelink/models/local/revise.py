@@ -7,14 +7,35 @@ node's name and description set to the current value when they stated the old on
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from remelink.facts import stated
+from remelink.facts import facts, stated, values
 from remelink.models.base import AssistantTurn, ToolCall
 from remelink.models.local import decide, write
 from remelink.vault import frontmatter
 from remelink.vault.notes import Note
+
+
+def with_value(text: str, old: str, new: str) -> str | None:
+    """`text` with the one value that `old` states and `new` does not replaced by the one value
+    `new` states and `old` does not (`four` -> `six`, `40` -> `80`, `两天` -> `四天`); None
+    when the change is not one value for one value, or `text` does not state it."""
+    gone = values(facts(old) - facts(new))
+    came = values(facts(new) - facts(old))
+    numbers = [v for v in gone if not v[:1].isupper()], [v for v in came if not v[:1].isupper()]
+    if len(numbers[0]) != 1 or len(numbers[1]) != 1:
+        return None
+    before, after = numbers[0][0], numbers[1][0]
+    if not stated(text, (before,)):
+        return None
+    if before.isascii() and before[:1].isalnum():
+        pattern = rf"(?<![\w.]){re.escape(before)}(?![\w])"
+    else:
+        pattern = re.escape(before)
+    changed, count = re.subn(pattern, after.replace("\\", r"\\"), text, count=1)
+    return changed if count else None
 
 
 def holding_sentence(body: str, old_statement: str, stale: Sequence[str],
@@ -66,7 +87,8 @@ def correct_turn(*, target: str, note: Note, revises: dict[str, Any], name: str,
     update: dict[str, str] = {}
     current_name = str(meta.get("name") or "")
     if name and name != current_name and (stated(current_name, stale) or not current_name):
-        update["name"] = name
+        # The name stated the old value: the same name with the new one, else the unit's.
+        update["name"] = with_value(current_name, old_statement, new_statement) or name
     current_description = str(meta.get("description") or "")
     if description and description != current_description and \
             (stated(current_description, stale) or not current_description):

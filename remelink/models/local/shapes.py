@@ -70,14 +70,6 @@ def when_line(title: str, lang: str) -> str:
         low, re.I) else f"Use this for {low}."
 
 
-def trigger_line(trigger: str, lang: str) -> str:
-    """When to use a runbook, from the notes (a symptom, the situation it was written for)."""
-    text = tx.clean_statement(trigger).rstrip("。.!！")
-    if lang == "zh":
-        return f"适用场景：{text}。"
-    return f"Use this when {tx.lower_first(text)}."
-
-
 def procedure_description(title: str, steps: int, lang: str, *, debug: bool = False,
                           cause: str = "") -> str:
     """One line for a runbook: what it does and in how many steps; for a debugging log what

@@ -253,14 +253,16 @@ _UNIT_WORDS = {
     "time": "x", "times": "x", "次": "x", "位": "digit", "digits": "digit", "digit": "digit",
 }
 _NUM_RE = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位)?")
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
+    r"(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位|轮|条|台|倍|项|名|人|份|遍)?")
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "twenty": 20, "thirty": 30,
                  "hundred": 100, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
                  "七": 7, "八": 8, "九": 9, "十": 10}
+_CJK_MEASURES = "个位次天周年月小分秒行页轮条台倍项名人份遍"
 _WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
                           r"thirty|hundred)\b|"
-                          r"([一两二三四五六七八九十])(?=[个位次天周年月小分秒行页])", re.I)
+                          rf"([一两二三四五六七八九十])(?=[{_CJK_MEASURES}])", re.I)
 _DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})年(\d{1,2})月(\d{1,2})日")
 _WEEKDAY_RE = re.compile(r"\b(?:on|from|until|till|by|every|each|starts?|ends?|not|than|of)\s+"
                          r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
@@ -273,7 +275,10 @@ _NEGATION_RE = re.compile(
 # may come right before it: "从现在起Kestrel Lantern 项目").
 _ENTITY_RE = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f-])"
                         r"([A-Z][a-z]+(?:[A-Z][a-z]+)+|[A-Z]{2,}[a-z]*|[A-Z][a-z]{2,})")
-_CJK_NAME_RE = re.compile(r"[小老阿][\u4e00-\u9fff]|[\u4e00-\u9fff](?:总|经理|老师)")
+# "小王", "老李", "阿强", "王总": a name; not "小时", "小于", "小组", "老化", the common words
+# these characters open (general Chinese usage, not a fixture's words).
+_CJK_NAME_RE = re.compile(r"[小老阿](?![时于组心数型写说师板化旧式])[\u4e00-\u9fff]|"
+                          r"[\u4e00-\u9fff](?:总|经理|老师)")
 _COMMON_CAPS = {"The", "This", "That", "These", "Those", "When", "Where", "What", "Why", "How",
                 "If", "It", "Its", "We", "Our", "They", "Their", "He", "She", "His", "Her", "You",
                 "Your", "And", "But", "Or", "For", "With", "Use", "Run", "Step", "Steps", "Every",
@@ -315,14 +320,13 @@ def facts(text: str) -> Facts:
             value = float(raw.replace(",", ""))
         except ValueError:
             continue
-        unit_key = _UNIT_WORDS.get(unit.lower(), "" if not unit or unit.isalpha() else unit)
+        unit_key = _unit_key(unit)
         quantities.add((unit_key, value))
     for m in _WORD_NUM_RE.finditer(scrubbed):
         word = (m.group(1) or m.group(2) or "").lower()
         if word in _WORD_NUMBERS:
-            after = scrubbed[m.end():m.end() + 12].strip().split(" ")[0].lower()
-            unit_key = _UNIT_WORDS.get(after, "")
-            quantities.add((unit_key, float(_WORD_NUMBERS[word])))
+            quantities.add((_unit_after(scrubbed, m.end(), bool(m.group(2))),
+                            float(_WORD_NUMBERS[word])))
     negated = bool(_NEGATION_RE.search(text))
     # Chinese has no capitals: a capitalised Latin word in Chinese text is a name even where
     # it opens the sentence ("Delta Lantern 项目的...").
@@ -333,6 +337,42 @@ def facts(text: str) -> Facts:
                      or _actor_follows(text, m.end()))}
     entities |= set(_CJK_NAME_RE.findall(text))
     return Facts(frozenset(quantities), frozenset(dates), negated, frozenset(entities))
+
+
+_CJK_UNITS = sorted((w for w in _UNIT_WORDS if not w.isascii()), key=len, reverse=True)
+
+
+# Words after a number that say what it relates to, not what it counts ("above 50 for 2
+# minutes", "more than 4 of them").
+_NOT_UNITS = frozenset(("for", "of", "to", "in", "on", "at", "by", "and", "or", "than", "more",
+                        "less", "the", "a", "an", "per", "each", "every", "from", "with", "is",
+                        "are", "was", "were", "if", "when", "after", "before", "as", "so", "it",
+                        "this", "that", "we", "they", "but", "not", "no"))
+
+
+def _unit_key(unit: str) -> str:
+    """What a number counts: a known unit (`days` -> d), else the word after it, singular
+    (`4 GPUs` -> gpu, `两轮` -> 轮), none for a function word."""
+    word = unit.lower()
+    if word in _UNIT_WORDS:
+        return _UNIT_WORDS[word]
+    if not word or word in _NOT_UNITS:
+        return ""
+    if word.isascii() and word.isalpha():
+        return word[:-1] if len(word) > 3 and word.endswith("s") and \
+            not word.endswith("ss") else word
+    return word
+
+
+def _unit_after(text: str, end: int, cjk: bool) -> str:
+    """The unit of a number written as a word: the next word ("two weeks." -> w), or for a
+    Chinese numeral the unit characters right after it ("两周" -> w, "一天" -> d)."""
+    if cjk:
+        rest = text[end:end + 3]
+        known = next((_UNIT_WORDS[u] for u in _CJK_UNITS if rest.startswith(u)), "")
+        return known or (rest[:1] if rest[:1] in _CJK_MEASURES else "")
+    words = re.findall(r"[a-z]+", text[end:end + 16].lower())
+    return _unit_key(words[0]) if words else ""
 
 
 _ACTOR_VERBS = frozenset([
@@ -380,11 +420,18 @@ def numbers_conflict(a: Facts, b: Facts) -> tuple[str, str] | None:
         ua = next((u, v) for u, v in a.quantities if u in seconds)
         ub = next((u, v) for u, v in b.quantities if u in seconds)
         return _fmt(ua[1], ua[0]), _fmt(ub[1], ub[0])
+    # The same value of two different things ("两轮" / "两周", "3 GB" / "3 TB"): another fact.
+    for value in {v for _, v in a.quantities} & {v for _, v in b.quantities}:
+        units_a = {u for u, v in a.quantities if v == value and u}
+        units_b = {u for u, v in b.quantities if v == value and u}
+        if units_a and units_b and units_a.isdisjoint(units_b) and \
+                not (units_a <= seconds.keys() and units_b <= seconds.keys()):
+            return _fmt(value, sorted(units_a)[0]), _fmt(value, sorted(units_b)[0])
     bare_a = by_unit_a.get("", set())
     bare_b = by_unit_b.get("", set())
-    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and \
-            not (a.quantities - {("", x) for x in bare_a}) \
-            and not (b.quantities - {("", x) for x in bare_b}):
+    # Bare numbers of their own ("above 50 for 2 minutes" / "above 500 for 2 minutes"): the
+    # quantities with units may agree, the bare ones still say another value.
+    if bare_a and bare_b and bare_a.isdisjoint(bare_b) and len(bare_a) == len(bare_b):
         return _fmt(sorted(bare_a)[0], ""), _fmt(sorted(bare_b)[0], "")
     return None
 

@@ -86,6 +86,7 @@ _RELATION = {
         ("wiki", "wiki", "uses"): "It refers to {}.",
         ("wiki", "wiki", "about"): "It goes together with {}.",
         ("", "", "source"): "The same note also records {}.",
+        ("", "", "linked"): "See also {}.",
     },
     "zh": {
         ("procedure", "wiki", "uses"): "它用到 {}。",
@@ -101,6 +102,7 @@ _RELATION = {
         ("wiki", "wiki", "uses"): "它涉及 {}。",
         ("wiki", "wiki", "about"): "与之相关的还有 {}。",
         ("", "", "source"): "同一笔记还记录了 {}。",
+        ("", "", "linked"): "另见 {}。",
     },
 }
 
@@ -146,6 +148,10 @@ def _relation(lang: str, bucket: str, target: str, reason: str) -> str:
         # runbook and a decision of one note are its steps and its why; two statements of one
         # meeting are just that).
         return table[("", "", "source")]
+    if reason == "linked":
+        # Linked because one note links the other: a neighbour, not a claim of how they relate
+        # (a postmortem that links a decision is not "the runbook for" it).
+        return table[("", "", "linked")]
     return phrase
 
 

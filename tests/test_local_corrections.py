@@ -1,0 +1,195 @@
+"""Corrections and restatements of the local engine on notes as people write them (issue 21): a
+later decision that sets another value CORRECTs the node holding the old one (also in Chinese,
+also when the number is a word), quoting the line it corrects and keeping the node's name
+unless the name stated the old value; a restatement CORROBORATEs its node; and pairs that only
+look alike (another value, another unit, before/after, swapped roles, another system) never
+merge."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remelink.config import Settings
+from remelink.facts import facts, number_words
+from remelink.index import NodeIndex
+from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
+from remelink.models.local import LocalModel, decide, revise
+from remelink.models.local import text as tx
+from remelink.units import Unit
+from remelink.vault.resolve import VaultFiles
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[IntegrationContext]:
+    root = tmp_path / "vault"
+    for folder in ("daily", "resource", "digest/wiki", "digest/personal", "digest/procedure",
+                   ".remelink"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    s = replace(Settings(), embedder="none")
+    index = NodeIndex(root, s)
+    index.refresh()
+    model = LocalModel(s)
+    model.bind_index(index)
+    yield IntegrationContext(vault=root, settings=s, model=model, index=index,
+                             files=VaultFiles.scan(root), today="2026-04-01")
+    index.close()
+
+
+def run(ctx: IntegrationContext, path: str, name: str, summary: str,
+        bucket: str = "wiki", points: tuple[str, ...] = ()) -> UnitResult:
+    file = ctx.vault / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(f"# {name}\n\n{summary}\n", encoding="utf-8")
+    ctx.files.add(path)
+    result = integrate_unit(ctx, Unit(name=name, bucket=bucket, summary=summary, paths=(path,),
+                                      points=points))
+    assert result.ok, result.error
+    return result
+
+
+def node(ctx: IntegrationContext, rel: str | None) -> str:
+    assert rel
+    return (ctx.vault / rel).read_text(encoding="utf-8")
+
+
+def test_a_chinese_change_from_40_to_80_corrects_the_node_that_kept_40(
+        ctx: IntegrationContext) -> None:
+    kept = run(ctx, "daily/2026-02-12/pool.md", "连接池 default_pool_size 维持 40",
+               "连接池 default_pool_size 维持 40，不扩容。journaldb 的 max_connections 是 200。")
+    later = run(ctx, "daily/2026-03-04/review.md", "连接池 default_pool_size 从 40 调到 80",
+                "连接池 default_pool_size 从 40 调到 80（三个实例一共 240）。")
+    assert later.action == "CORRECT" and later.target == kept.target
+    text = node(ctx, kept.target)
+    [line] = [x for x in text.splitlines() if x.startswith(">")]
+    # It quotes the very line that held the old value, and cites the correcting note.
+    assert "原先的说法是“连接池 default_pool_size 维持 40，不扩容”" in line
+    assert "[[daily/2026-03-04/review.md]]" in line
+    assert "连接池 default_pool_size 维持 40，不扩容。" in text  # the old claim stays visible
+
+
+def test_a_decided_freeze_of_four_days_corrects_the_policy_line_of_two(
+        ctx: IntegrationContext) -> None:
+    # A digest that holds a few other things (IDF over one node weighs every new word alike).
+    for i, (name, summary) in enumerate([
+            ("值班交接要写清楚未关闭的告警", "值班交接要写清楚未关闭的告警和正在进行的变更。"),
+            ("代码评审 24 小时内给第一轮反馈", "代码评审要在 24 小时内给第一轮反馈。"),
+            ("幂等键保存 24 小时", "幂等键和第一次的响应保存 24 小时。")]):
+        run(ctx, f"daily/2026-01-0{i + 1}/other.md", name, summary)
+    policy = run(ctx, "resource/2026-02-02/release-policy.md", "结算平台发布规范",
+                 "常规发布窗口：每周二、周四 10:00–16:00。",
+                 points=("rule: 每个月月结前封版两天，封版期间只修 P0。",
+                         "rule: 出问题先回滚再排查，回滚决定要在 10 分钟内做出。"))
+    meeting = run(ctx, "daily/2026-03-17/release-weekly.md", "月结前封版四天",
+                  "3 月月结的教训：封版两天不够。决定：从 4 月开始，月结前封版四天。")
+    assert meeting.action == "CORRECT" and meeting.target == policy.target
+    text = node(ctx, policy.target)
+    [line] = [x for x in text.splitlines() if x.startswith(">")]
+    # The deciding statement, not the lesson that quotes the old value; the policy's own line.
+    assert "更正：从 4 月开始，月结前封版四天；" in line and "封版两天，封版期间只修 P0" in line
+    assert re.search(r"^name: 结算平台发布规范$", text, re.M)  # the name said no value: kept
+
+
+def test_a_number_written_as_a_word_is_a_change_and_the_name_keeps_its_words(
+        ctx: IntegrationContext) -> None:
+    made = run(ctx, "daily/2026-02-04/1on1.md", "Dana wants design docs of at most four pages",
+               "Dana wants design docs to be at most four pages. Anything longer means the "
+               "scope is too big.", bucket="personal")
+    later = run(ctx, "daily/2026-03-10/review.md", "Design docs can be six pages",
+                "Dana agreed design docs can now be six pages, appendix excluded.",
+                bucket="personal")
+    assert later.action == "CORRECT" and later.target == made.target
+    text = node(ctx, made.target)
+    assert re.search(r"^name: Dana wants design docs of at most six pages$", text, re.M)
+    assert "the earlier claim was “Dana wants design docs to be at most four pages”" in text
+
+
+def test_a_restatement_with_again_corroborates_without_a_new_node(
+        ctx: IntegrationContext) -> None:
+    made = run(ctx, "resource/ops/vault.md", "Rotate vault tokens",
+               "Vault tokens are rotated every 14 days by the scheduler; a token older than "
+               "that is revoked.")
+    again = run(ctx, "daily/2026-03-11/ops-sync.md",
+                "We agreed again to rotate the vault tokens every 14 days",
+                "We agreed again to rotate the vault tokens every 14 days.")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    text = node(ctx, made.target)
+    assert "[[daily/2026-03-11/ops-sync.md]] (“We agreed again to rotate the vault tokens every " \
+           "14 days”) restates this: We agreed again to rotate " \
+           "the vault tokens every 14 days." in text
+    assert "said it again" not in text and "Also:" not in text
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Alert when cl_waiting stays above 50 for 2 minutes.",
+     "Alert when cl_waiting stays above 500 for 2 minutes."),
+    ("New engineers shadow on-call for two weeks.", "New engineers shadow on-call for two days."),
+    ("Keep PRs under 300 lines.", "Keep PRs over 300 lines."),
+    ("Experiments are tracked in W&B; MLflow is only the registry.",
+     "Experiments are tracked in MLflow; W&B is only the registry."),
+    ("embed_refresh_daily moved from Olu to 黄志强.",
+     "embed_refresh_daily moved from 黄志强 to Olu."),
+    ("外部证书到期前 30 天告警。", "外部证书过期后 30 天告警。"),
+    ("赵敏希望发布单提前一天提交。", "赵敏希望发布单推迟一天提交。"),
+    ("实验从 12 月起记录在 W&B。", "实验从 12 月起记录在 MLflow。"),
+    ("日志里只打印卡号后四位。", "日志里只打印卡号前四位。"),
+    ("他在 1967 年选秀的第 7 轮（共有 77 轮）被选中。",
+     "他在 1967 年选秀的第 77 轮（共有 7 轮）被选中。"),
+    ("Jobs needing more than 4 GPUs need a ticket.",
+     "Jobs needing more than 8 GPUs need a ticket."),
+    ("新人要 shadow 满两轮才能做 primary。", "新人要 shadow 满两周才能做 primary。"),
+    ("Wait at least 30 minutes at each canary step.",
+     "Wait at most 30 minutes at each canary step."),
+    ("Set maxmemory-policy noeviction on idem-redis.",
+     "Set maxmemory-policy noeviction on ratelimit-redis."),
+])
+def test_look_alikes_that_state_another_fact_never_merge(a: str, b: str) -> None:
+    unit = decide.text_of(tx.title_from(b), b)
+    head = decide.text_of(tx.title_from(a), a)
+    assert decide.compare(unit, head, a).label != "same_abstraction"
+
+
+def test_number_words_are_facts_of_an_edit() -> None:
+    assert facts("Design docs fit on one page.") - facts("Design docs fit on two pages.") == \
+        {"#one"}
+    assert number_words("月结前封版三天，复盘五个工作日内完成") == {"三", "五"}
+    assert number_words("one of the reasons, one or the other") == set()
+    assert revise.with_value("月结前封版两天", "每个月月结前封版两天", "月结前封版四天") == \
+        "月结前封版四天"
+    assert revise.with_value("Pool size 40", "pool 40", "pool 80 over 3 instances") is None
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 999), st.integers(1, 999), st.sampled_from(["days", "hours", "minutes"]))
+def test_another_value_of_the_same_setting_never_merges_silently(x: int, y: int,
+                                                                 unit: str) -> None:
+    a = f"Idempotency keys are kept for {x} {unit} in the dedupe store."
+    b = f"Idempotency keys are kept for {y} {unit} in the dedupe store."
+    c = decide.compare(decide.text_of(b), decide.text_of(a), a)
+    if x == y:
+        assert c.conflict_kind is None
+    else:
+        assert c.conflict_kind == "number"
+        assert c.label != "same_abstraction" or c.correction
+
+
+def test_a_restatement_by_the_same_person_says_what_was_restated_not_also(
+        ctx: IntegrationContext) -> None:
+    made = run(ctx, "daily/2026-02-03/sync.md", "Dana wants the weekly status in #settle-status",
+               "Dana wants the weekly status in #settle-status, every Friday by 16:00 Lisbon, "
+               "one paragraph per workstream. Not in the sync, not in DMs.", bucket="personal")
+    again = run(ctx, "daily/2026-03-25/retro.md", "Dana said it once more",
+                "Status updates: Dana said it once more: #settle-status, Fridays, before 4 pm. "
+                "DMs don't count.", bucket="personal")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    text = node(ctx, made.target)
+    assert "Also:" not in text and "said it once more" not in text.split("## Sources")[0]
+    assert "[[daily/2026-03-25/retro.md]] (“Dana said it once more”) restates this: Status " \
+           "updates: Dana said it once more: #settle-status, Fridays, before 4 pm." in text

@@ -1,0 +1,217 @@
+"""Links between raw notes are evidence that the nodes drawn from them are related (SPEC §8,
+issue 21): resolved the way the vault resolves links, both directions, scoped by the line that
+holds the link, carried on the unit as `linked_notes`, and woven into the node as a link."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remelink.config import Settings
+from remelink.index import NodeIndex
+from remelink.integrate import IntegrationContext, integrate_unit
+from remelink.models.local import LocalModel
+from remelink.notelinks import NoteLinks, link_context
+from remelink.units import LinkedNote, Unit, parse_unit
+from remelink.vault.resolve import VaultFiles
+
+INCIDENT = """# Incident: journal-svc 503s, pgbouncer pool exhausted
+
+## Root cause
+The recon export job held server connections idle in transaction for 40 minutes.
+
+## Lessons
+- Never do network calls inside a database transaction.
+"""
+MEETING = """# Weekly sync 11 Feb
+
+## Progress
+- After the pgbouncer incident ([[pgbouncer-pool-exhaustion]]) Liu looks at the pool settings.
+
+## Other
+- Zhao wants release forms submitted one day ahead, not on the morning itself.
+"""
+
+
+def _vault(tmp_path: Path, notes: dict[str, str], resolution: str = "obsidian") -> Path:
+    root = tmp_path / "vault"
+    for folder in ("daily", "resource", "digest/wiki", "digest/personal", "digest/procedure",
+                   ".remelink"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _graph(root: Path, resolution: str = "obsidian") -> NoteLinks:
+    return NoteLinks.scan(VaultFiles.scan(root), replace(Settings(), resolution=resolution))
+
+
+def test_links_resolve_both_ways_with_their_line(tmp_path: Path) -> None:
+    root = _vault(tmp_path, {"daily/2026-02-06/pgbouncer-pool-exhaustion.md": INCIDENT,
+                             "daily/2026-02-11/sync.md": MEETING})
+    graph = _graph(root)
+    meeting = graph.linked(["daily/2026-02-11/sync.md"])
+    assert [(n.path, n.direction) for n in meeting] == \
+        [("daily/2026-02-06/pgbouncer-pool-exhaustion.md", "out")]
+    assert meeting[0].context == ("Progress: After the pgbouncer incident "
+                                  "(pgbouncer-pool-exhaustion) Liu looks at the pool settings.")
+    incident = graph.linked(["daily/2026-02-06/pgbouncer-pool-exhaustion.md"])
+    assert [(n.path, n.direction) for n in incident] == [("daily/2026-02-11/sync.md", "in")]
+    # A note's links to itself and the unit's own notes are no evidence.
+    assert graph.linked(["daily/2026-02-11/sync.md",
+                         "daily/2026-02-06/pgbouncer-pool-exhaustion.md"]) == ()
+
+
+def test_links_follow_the_vault_resolution(tmp_path: Path) -> None:
+    """Path mode resolves only literal paths; an ambiguous name links nothing; a link into the
+    digest or to a missing note is no evidence."""
+    root = _vault(tmp_path, {
+        "daily/a/x.md": "# X\n\nSee [[y]] and [[daily/b/y.md]] and [[digest/wiki/n.md]].\n",
+        "daily/b/y.md": "# Y\n\nSee [[twin]] and [[missing note]].\n",
+        "daily/c/twin.md": "# twin one\n", "resource/twin.md": "# twin two\n",
+        "digest/wiki/n.md": "---\nname: n\ndescription: d\n---\nbody\n"})
+    assert [n.path for n in _graph(root, "path").linked(["daily/a/x.md"])] == ["daily/b/y.md"]
+    assert [n.path for n in _graph(root).linked(["daily/a/x.md"])] == ["daily/b/y.md"]
+    assert _graph(root).linked(["daily/b/y.md"])[0].direction == "in"
+    assert all(n.direction == "in" for n in _graph(root).linked(["daily/b/y.md"]))
+
+
+def test_a_hub_note_is_no_evidence(tmp_path: Path) -> None:
+    notes = {f"daily/n/{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(70)}
+    notes["daily/index.md"] = "# Index\n\n" + "\n".join(f"- [[{i}]]" for i in range(70)) + "\n"
+    notes["daily/page.md"] = "# Page\n\n" + "\n".join(
+        f"- the {'ledger' if i == 17 else 'other'} topic is in [[{i}]]" for i in range(20)) + "\n"
+    graph = _graph(_vault(tmp_path, notes))
+    assert graph.linked(["daily/index.md"]) == ()
+    assert [n.path for n in graph.linked(["daily/n/3.md"])] == ["daily/page.md"]
+    # A page of twenty links keeps twelve, the lines most about the unit first.
+    kept = graph.linked(["daily/page.md"], about="the ledger topic")
+    assert len(kept) == 12 and kept[0].path == "daily/n/17.md"
+
+
+def test_context_names_the_heading_and_shows_links_as_text() -> None:
+    lines = ["# T", "", "## Decision", "- adopt [[x/y|the design]] now", "- other"]
+    assert link_context(lines, 3) == "Decision: adopt the design now"
+    assert link_context(["[[a/b.md]] only"], 0) == "b.md only"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=15),
+       st.sets(st.integers(0, 5), min_size=1, max_size=3))
+def test_linked_is_the_other_notes_linked_either_way(edges: list[tuple[int, int]],
+                                                     own: set[int]) -> None:
+    graph = NoteLinks()
+    for a, b in edges:
+        if a != b:
+            graph.out.setdefault(f"daily/{a}.md", {})[f"daily/{b}.md"] = "ctx"
+            graph.back.setdefault(f"daily/{b}.md", {})[f"daily/{a}.md"] = "ctx"
+    paths = [f"daily/{i}.md" for i in sorted(own)]
+    found = graph.linked(paths)
+    expected = {f"daily/{y}.md" for x, y in edges
+                if x in own and y not in own} | \
+        {f"daily/{x}.md" for x, y in edges if y in own and x not in own}
+    assert {n.path for n in found} == expected
+    assert len({n.path for n in found}) == len(found)
+    for n in found:
+        if n.direction == "out":
+            assert any(n.path in graph.out.get(p, {}) for p in paths)
+
+
+def test_units_carry_linked_notes_additively() -> None:
+    data = {"name": "a", "bucket": "wiki", "summary": "s", "paths": ["daily/x.md"],
+            "linked_notes": ["daily/y.md", {"path": "../z.md"}, "daily/x.md",
+                             {"path": "resource/q.md", "direction": "in", "context": "c"}]}
+    unit = parse_unit(data).unit
+    assert unit is not None
+    assert unit.linked_notes == (LinkedNote("daily/y.md", "out", ""),
+                                 LinkedNote("resource/q.md", "in", "c"))
+    plain = parse_unit({k: v for k, v in data.items() if k != "linked_notes"}).unit
+    assert plain is not None and plain.id == unit.id  # evidence, not identity
+    assert "linked_notes" not in plain.as_dict()
+
+
+@pytest.fixture
+def linked_ctx(tmp_path: Path) -> Iterator[IntegrationContext]:
+    root = _vault(tmp_path, {"daily/2026-02-06/pgbouncer-pool-exhaustion.md": INCIDENT,
+                             "daily/2026-02-11/sync.md": MEETING})
+    s = replace(Settings(), embedder="none", resolution="obsidian")
+    index = NodeIndex(root, s)
+    index.refresh()
+    model = LocalModel(s)
+    model.bind_index(index)
+    yield IntegrationContext(vault=root, settings=s, model=model, index=index,
+                             files=VaultFiles.scan(root), today="2026-03-01")
+    index.close()
+
+
+def _digest_links(root: Path, rel: str) -> list[str]:
+    text = (root / rel).read_text(encoding="utf-8")
+    return re.findall(r"\[\[(digest/[^\]|#]+)", text.split("## Sources")[0])
+
+
+def test_a_note_link_relates_the_nodes_of_its_line_only(linked_ctx: IntegrationContext) -> None:
+    ctx = linked_ctx
+    incident = integrate_unit(ctx, Unit(
+        name="Never do network calls inside a database transaction", bucket="wiki",
+        summary="Never do network calls inside a database transaction: the recon export held "
+                "server connections idle in transaction for 40 minutes.",
+        paths=("daily/2026-02-06/pgbouncer-pool-exhaustion.md",)))
+    assert incident.ok and incident.action == "CREATE"
+    pool = integrate_unit(ctx, Unit(
+        name="Liu reviews the pool settings", bucket="wiki",
+        summary="After the pgbouncer incident Liu looks at the pool settings.",
+        paths=("daily/2026-02-11/sync.md",)))
+    forms = integrate_unit(ctx, Unit(
+        name="Release forms one day ahead", bucket="personal",
+        summary="Zhao wants release forms submitted one day ahead.",
+        paths=("daily/2026-02-11/sync.md",)))
+    assert pool.ok and forms.ok and incident.target and pool.target and forms.target
+    # The line that links the incident is about the pool: that node links the incident's.
+    assert incident.target in _digest_links(ctx.vault, pool.target)
+    # The release-form decision of the same meeting does not.
+    assert incident.target not in _digest_links(ctx.vault, forms.target)
+
+
+def test_the_linked_note_integrated_later_links_back(linked_ctx: IntegrationContext) -> None:
+    ctx = linked_ctx
+    pool = integrate_unit(ctx, Unit(
+        name="Liu reviews the pool settings", bucket="wiki",
+        summary="After the pgbouncer incident Liu looks at the pool settings.",
+        paths=("daily/2026-02-11/sync.md",)))
+    incident = integrate_unit(ctx, Unit(
+        name="Never do network calls inside a database transaction", bucket="wiki",
+        summary="Never do network calls inside a database transaction.",
+        paths=("daily/2026-02-06/pgbouncer-pool-exhaustion.md",)))
+    assert pool.ok and incident.ok and pool.target and incident.target
+    assert pool.target in _digest_links(ctx.vault, incident.target)
+
+
+_WORDS = ["ledger", "invoice", "rotation", "scheduler", "backup", "replica", "pipeline",
+          "gateway", "cluster", "tokens", "payout", "migration", "dashboard", "handover",
+          "latency", "capacity", "billing", "refunds", "settlement", "cursor"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=6, max_size=6, unique=True),
+       st.integers(0, 3))
+def test_a_similar_link_never_rests_on_one_common_word(words: list[str], shared: int) -> None:
+    """Whatever the comparison says, `similar` links only nodes sharing two topic words."""
+    from remelink.models.local import relate
+    from remelink.models.local.protocol import HitInfo
+
+    common = words[:shared]
+    unit = " ".join(["alpha", *words[3:5], *common])
+    node = " ".join(["omega", words[5], *common])
+    hit = HitInfo("digest/wiki/n.md", 5.0, node, node)
+    links = relate.choose(raw_text=unit, lang="en", paths=["daily/u.md"], hits=[hit],
+                          notes={}, labels={hit.path: "related"}, digest="digest",
+                          idf=lambda t: 1.0)
+    assert bool(links) == (shared >= 2)
