@@ -43,7 +43,10 @@ class Folders:
     digest: str = "digest"
 
 
-DEFAULT_BATCH_TOKENS = 15_000
+# An LLM's extraction batch, in estimated tokens of notes: about 20 units' worth (a unit per
+# 150-300 tokens of notes on the demo and the generated vaults), so that a typical batch is
+# answered in one page of `max_units` (20) and no page resends the notes (bench_llm_path.py).
+DEFAULT_BATCH_TOKENS = 4_000
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,10 @@ class DreamSettings:
     steps: tuple[str, ...] = DEFAULT_STEPS
     max_units: int = 20
     max_steps: int = 30
+    # Prompt tokens one unit may spend, over all its turns (SPEC §7.2 "Bounded"): about eight
+    # clean units (a clean unit is under 4,000). A unit that would go past it fails cleanly,
+    # its attempt counted, instead of paying for a model that keeps repeating itself.
+    unit_tokens: int = 32_000
     max_attempts: int = 3
     concurrency: int = 1
     node_search_limit: int = 25
@@ -74,6 +81,10 @@ class Settings:
     language: str = "auto"
     timeout: float = 120.0
     retries: int = 4
+    # The longest Retry-After (seconds) a transient failure waits for. A provider asking for
+    # longer fails the call at once with that reason (the unit fails, the run goes on) rather
+    # than being asked again before it is ready.
+    retry_after_max: float = 120.0
     folders: Folders = field(default_factory=Folders)
     resolution: str = "path"
     lint: Mapping[str, str] = field(default_factory=lambda: dict(PROBLEM_CODES))
@@ -104,6 +115,7 @@ class Settings:
 # `remelink init` writes documents each (docs/configuration.md shows it; a test checks both).
 SECTIONS: dict[str, frozenset[str] | None] = {
     "model": None, "api_base": None, "language": None, "timeout": None, "retries": None,
+    "retry_after_max": None,
     "folders": frozenset({"daily", "resource", "digest"}),
     "links": frozenset({"resolution"}),
     "lint": frozenset({*PROBLEM_CODES, "exclude"}),
@@ -266,6 +278,16 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         s = replace(s, timeout=timeout)
     if "retries" in data:
         s = replace(s, retries=_as_int("retries", data["retries"], source))
+    if "retry_after_max" in data:
+        try:
+            wait = float(data["retry_after_max"])
+        except (TypeError, ValueError):
+            raise _type_error("retry_after_max", "a number of seconds", data["retry_after_max"],
+                              source) from None
+        if wait < 0:
+            raise _type_error("retry_after_max", "a number of seconds >= 0",
+                              data["retry_after_max"], source)
+        s = replace(s, retry_after_max=wait)
     if "folders" in data:
         folders = _sub(data, "folders", source)
         _only(folders, _keys("folders"), "folders", source)
@@ -325,7 +347,8 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
                 changes["steps"] = tuple(value)
             else:
                 minimum = 1 if key in ("max_steps", "max_attempts", "concurrency",
-                                       "node_search_limit", "batch_chars", "batch_tokens") else 0
+                                       "node_search_limit", "batch_chars", "batch_tokens",
+                                       "unit_tokens") else 0
                 changes[key] = _as_int(f"auto_dream.{key}", value, source, minimum=minimum)
         if "batch_chars" in changes and "batch_tokens" not in changes:
             changes["batch_tokens"] = max(1, -(-changes["batch_chars"] // 4))

@@ -78,8 +78,44 @@ class StateError(RemelinkError):
     exit_code = EXIT_USAGE
 
 
+# What a model failure stops (SPEC §7.2 "Errors by kind").
+TRANSIENT = "transient"  # 429, 5xx, timeouts, connection, empty or invalid answers: retried,
+#                          then the unit fails and the run goes on
+UNIT = "unit"            # context length, content policy, a rejected request: the unit fails
+#                          at once (one attempt), the run goes on
+RUN = "run"              # auth, unknown model, exhausted quota: the run stops, exit 2
+
+
 class ModelError(RemelinkError):
-    """The model backend failed in a way retries did not fix (infrastructure, not a tool error)."""
+    """The model backend failed in a way retries did not fix (infrastructure, not a tool error).
+
+    `kind` says what it stops (TRANSIENT, UNIT or RUN above). The tokens the failed calls
+    were charged (an answer without choices still has a `usage`) travel with it, so that a
+    failed unit's cost is counted."""
+
+    kind = TRANSIENT
+
+    def __init__(self, message: str, *, path: str | None = None, hint: str | None = None,
+                 prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        super().__init__(message, path=path, hint=hint)
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+
+
+class UnitModelError(ModelError):
+    """Permanent for this unit (its conversation no longer fits the context window, the
+    provider's content policy refused it, the provider rejected the request as invalid):
+    retrying the same conversation cannot help, other units may well succeed."""
+
+    kind = UNIT
+
+
+class RunModelError(ModelError):
+    """Permanent for the run (authentication, an unknown model or provider, an exhausted
+    quota or unpaid account): every further call would fail the same way. One line, exit 2."""
+
+    kind = RUN
+    exit_code = EXIT_USAGE
 
 
 # errno values of a file system that refuses writes: the user can act on each of them.

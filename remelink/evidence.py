@@ -2,7 +2,8 @@
 
 Each source contributes its blocks (paragraphs, list items, headings for context) ranked by
 overlap with the unit's name, summary and points, kept in document order, within a per-source
-and a total character budget. The model can `read` a note for more.
+and a total budget of estimated tokens (remelink/tokens.py: in characters, a Chinese note got
+four times the tokens of an English one). The model can `read` a note for more.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from remelink.errors import RemelinkError
+from remelink.tokens import estimate_tokens
 from remelink.units import Unit
 from remelink.vault.notes import Note, read_note
 from remelink.vault.paths import has_cjk, resolve_inside
 
-PER_SOURCE_CHARS = 1_500
-TOTAL_CHARS = 6_000
+PER_SOURCE_TOKENS = 300   # about 1,200 characters of English, 300 of Chinese
+TOTAL_TOKENS = 900
 
 _WORD_RE = re.compile(r"[^\W\d_]{2,}|\d+", re.UNICODE)
 _CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
@@ -77,9 +79,10 @@ def blocks(note: Note) -> list[tuple[str, bool]]:
 
 
 def excerpt(note: Note, wanted: set[str], budget: int) -> str:
-    """The most relevant blocks of `note` (with their headings), in order, within `budget`."""
+    """The most relevant blocks of `note` (with their headings), in order, within `budget`
+    estimated tokens."""
     items = blocks(note)
-    if sum(len(t) for t, _ in items) <= budget:
+    if sum(estimate_tokens(t) for t, _ in items) <= budget:
         return "\n".join(t for t, _ in items)
     scored = []
     heading_of: dict[int, int] = {}
@@ -97,8 +100,9 @@ def excerpt(note: Note, wanted: set[str], budget: int) -> str:
         if overlap == 0 and chosen:
             break
         text = items[i][0]
-        extra = len(text) + (len(items[heading_of[i]][0]) if heading_of[i] >= 0 and
-                             heading_of[i] not in chosen else 0)
+        extra = estimate_tokens(text) + (estimate_tokens(items[heading_of[i]][0])
+                                         if heading_of[i] >= 0 and heading_of[i] not in chosen
+                                         else 0)
         if used + extra > budget:
             continue
         chosen.add(i)
@@ -115,7 +119,7 @@ def excerpt(note: Note, wanted: set[str], budget: int) -> str:
 
 
 def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = None,
-          per_source: int = PER_SOURCE_CHARS, total: int = TOTAL_CHARS) -> str:
+          per_source: int = PER_SOURCE_TOKENS, total: int = TOTAL_TOKENS) -> str:
     """The evidence section of the integration prompt for `unit`."""
     wanted = terms(" ".join([unit.name, unit.summary, *unit.points]))
     def read_inside(rel: str) -> Note:
@@ -126,7 +130,7 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
     parts: list[str] = []
     remaining = total
     paths: Sequence[str] = unit.paths
-    share = max(300, min(per_source, total // max(1, len(paths))))
+    share = max(75, min(per_source, total // max(1, len(paths))))
     for rel in paths:
         if remaining <= 0:
             parts.append(f"### {rel}\n[not shown: evidence budget used; call read]")
@@ -140,7 +144,7 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
         title = next((t for t, is_heading in blocks(note) if is_heading and t.startswith("# ")), "")
         if title and not text.startswith(title):
             text = f"{title}\n{text}"
-        remaining -= len(text)
+        remaining -= estimate_tokens(text)
         parts.append(f"### {rel}\n{text}")
     return "\n\n".join(parts)
 

@@ -21,13 +21,24 @@ from typing import Any, Protocol
 
 from remelink import evidence as ev
 from remelink import prompts
-from remelink.agent import Accept, Feedback, LoopError, Transcript, parse_receipt, run_loop
+from remelink.agent import (
+    Accept,
+    Feedback,
+    LoopError,
+    Transcript,
+    json_problem,
+    parse_receipt,
+    quote,
+    run_loop,
+)
 from remelink.config import Settings
-from remelink.errors import FileSystemError, ModelError, RemelinkError
+from remelink.errors import RUN, UNIT, FileSystemError, ModelError, RemelinkError, RunModelError
 from remelink.guards import Validation, revision_problems, validate
 from remelink.models.base import ChatModel, Usage
 from remelink.notelinks import LazyNoteLinks
+from remelink.outage import Outage
 from remelink.receipt import Receipt, check_receipt, classify
+from remelink.tokens import estimate_tokens
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit, match_source
 from remelink.vault.fsio import replace_if
@@ -42,6 +53,15 @@ class SearchIndex(Protocol):
                refresh: bool = True) -> list[Any]: ...
 
     def update(self, paths: Any) -> None: ...
+
+
+# Why a unit failed (UnitResult.failure): what the failure stops and what it costs.
+TRANSIENT_FAILURE = "transient"  # the provider failed past its retries: the unit fails, the run
+#                                  goes on; an outage (several in a row) costs no attempt
+UNIT_FAILURE = "unit"            # permanent for the unit (context, policy, invalid): one attempt
+RUN_FAILURE = "run"              # permanent for the run (auth, model, quota): the run stops
+DISK_FAILURE = "disk"            # the disk refused a write: the step stops, no attempt
+ANSWER_FAILURE = "answer"        # no acceptable answer within the budget: one attempt
 
 
 @dataclass(frozen=True)
@@ -65,14 +85,19 @@ class UnitResult:
     related: tuple[str, ...] = ()
     labelled: tuple[str, ...] = ()  # candidates the receipt classified (the rest are inferred)
     model: str = ""
-    # The model backend itself failed (ModelError after its retries): the run stops, because
-    # the next unit would meet the same outage or the same missing key.
-    infrastructure: bool = False
+    failure: str | None = None  # one of the *_FAILURE kinds above when the unit failed
+    over_budget: bool = False  # stopped by auto_dream.unit_tokens
+    raced: bool = False  # failed while another unit changed what it was looking at
     warnings: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.status == "done"
+
+    @property
+    def infrastructure(self) -> bool:
+        """The failure is not the unit's own (the provider or the disk failed)."""
+        return self.failure in (TRANSIENT_FAILURE, RUN_FAILURE, DISK_FAILURE)
 
 
 class TargetClaims:
@@ -119,12 +144,52 @@ class IntegrationContext:
     # Guards the shared file list: a unit validating its staged node adds the node's path for
     # a moment, and a parallel unit must not see it (it is not on disk yet).
     files_lock: threading.RLock = field(default_factory=threading.RLock)
+    # Every node committed in this context, in order, with the rank of the unit that wrote it
+    # and whether it created it (under commit_lock).
+    commits: list[tuple[int, str, bool]] = field(default_factory=list)
+    # Units run side by side but commit in extraction order (`rank`), as one at a time would:
+    # a unit that is done waits for the units before it to settle, then, if one of them created
+    # a node its own searches would now show among their best candidates, it runs again (it
+    # decided without a node it would have seen one at a time: a link missed, or a duplicate).
+    ordered: bool = False
+    gate: threading.Condition = field(default_factory=threading.Condition)
+    settled: set[int] = field(default_factory=set)
+    ranks: dict[str, int] = field(default_factory=dict)  # unit id -> its rank
     # Links between the raw notes (notelinks.py), scanned once on first use.
     note_links: LazyNoteLinks | None = None
 
     def __post_init__(self) -> None:
         if self.note_links is None:
             self.note_links = LazyNoteLinks(self.files, self.settings)
+
+    def committed_since(self, mark: int) -> list[tuple[int, str, bool]]:
+        with self.commit_lock:
+            return self.commits[mark:]
+
+    def mark(self) -> int:
+        with self.commit_lock:
+            return len(self.commits)
+
+    def settle(self, rank: int) -> None:
+        """The unit of `rank` is done with (committed, failed or not attempted)."""
+        with self.gate:
+            self.settled.add(rank)
+            self.gate.notify_all()
+
+    def wait_turn(self, rank: int) -> None:
+        """Until every unit before `rank` has settled. Units start in rank order, so the first
+        unsettled one is always running: the wait ends."""
+        with self.gate:
+            while any(r not in self.settled for r in range(rank)):
+                self.gate.wait()
+
+
+class _Stale(Exception):
+    """A unit's conversation missed a node an earlier unit created meanwhile."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        super().__init__("stale")
+        self.transcript = transcript
 
 
 def _hash(data: bytes) -> str:
@@ -144,21 +209,22 @@ def _with_path(files: VaultFiles, rel: str) -> Iterator[None]:
             files.discard(rel)
 
 
-def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
-           ) -> list[tuple[str, str, str, str | None]]:
+def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit,
+           search: Any = None) -> list[tuple[str, str, str, str | None]]:
     """node_search for the unit before the first model turn, for the first message: the best
     candidates (path, name, description) and the bodies of the best short ones. Recorded as a
     search of the unit, so the audit lists these candidates too. A failing index only costs
     the shortcut: the model can still call node_search."""
     query = " ".join([unit.name, unit.summary, *unit.points])[:1500]
     try:
-        hits = ctx.index.search(query, limit=prompts.RECALL_SHOWN, bucket=None, refresh=False)
+        hits = search(query, prompts.RECALL_SHOWN, None) if search is not None else \
+            ctx.index.search(query, limit=prompts.RECALL_SHOWN, bucket=None, refresh=False)
     except RemelinkError:
         return []
     hits = list(hits)[:prompts.RECALL_SHOWN]
     ws.searches.append((query, hits))
     out: list[tuple[str, str, str, str | None]] = []
-    room = prompts.RECALL_BODIES_CHARS
+    room = prompts.RECALL_BODIES_TOKENS
     for i, hit in enumerate(hits):
         body = None
         if i < prompts.RECALL_BODIES:
@@ -166,23 +232,47 @@ def recall(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit
                 note = ws.current(hit.path)
             except RemelinkError:
                 note = None
-            if note is not None and len(note.body) <= min(room, prompts.RECALL_BODY_CHARS):
+            cost = estimate_tokens(note.body) if note is not None else 0
+            if note is not None and cost <= min(room, prompts.RECALL_BODY_TOKENS):
                 body = note.body.replace("\r\n", "\n")
-                room -= len(body)
+                room -= cost
         out.append((hit.path, str(hit.name), str(hit.description), body))
     return out
 
 
-def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False) -> UnitResult:
+def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False,
+                   rank: int = 0) -> UnitResult:
     """Integrate one unit. Never raises for unit-level failures: they come back as `failed`,
-    with the tokens, turns and time they cost."""
+    with the tokens, turns and time they cost, and the kind of failure (`failure`). `rank` is
+    the unit's place in extraction order (for `ctx.ordered`); a unit that ran stale is run once
+    more, and the result carries what both conversations cost."""
+    try:
+        return _integrate_unit(ctx, unit, dry_run=dry_run, rank=rank,
+                               check_stale=ctx.ordered)
+    except _Stale as stale:
+        # Every unit before it has settled now: this conversation sees what one at a time
+        # would have, and cannot run stale again.
+        spent = stale.transcript
+        again = _integrate_unit(ctx, unit, dry_run=dry_run, rank=rank, check_stale=False)
+        return replace(again, usage=spent.usage + again.usage, steps=spent.steps + again.steps,
+                       repairs=spent.repairs + again.repairs,
+                       model_seconds=spent.model_seconds + again.model_seconds)
+
+
+def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank: int,
+                    check_stale: bool) -> UnitResult:
     started = time.perf_counter()
     settings = ctx.settings
     owner = f"{unit.id}-{threading.get_ident()}"
     dream = settings.auto_dream
+    mark = ctx.mark()
+    ctx.ranks[unit.id] = rank
+    asked: list[tuple[str, int, str | None, set[str]]] = []
 
     def search(query: str, limit: int, bucket: str | None) -> list[Any]:
-        return ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
+        hits = list(ctx.index.search(query, limit=limit, bucket=bucket, refresh=False))
+        asked.append((query, limit, bucket, {h.path for h in hits}))
+        return hits
 
     notices: list[str] = []
     if unit.revises is not None and not (ctx.vault / unit.revises.target).is_file():
@@ -206,7 +296,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
                                               digest=folders.digest,
-                                              candidates=recall(ctx, ws, unit)
+                                              candidates=recall(ctx, ws, unit, search)
                                               if getattr(ctx.model, "prompt_recall", True)
                                               else [])
         receipt_data: dict[str, Any] = {}
@@ -222,8 +312,15 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             data = parse_receipt(text)
             staged = ws.staged is not None
             if data is None:
-                problem = ("no receipt found: answer with only {\"action\": ..., \"target_path\": "
-                           "..., \"note\": ..., \"classification\": {...}}, not in prose")
+                # The model's own words go back with the problem (a refusal says why it stopped;
+                # broken JSON says where).
+                broken = json_problem(text)
+                said = f"your answer was {quote(text)}" if text.strip() else \
+                    "your answer was empty"
+                problem = (f"no receipt found ({said}"
+                           + (f"; its JSON is invalid: {broken}" if broken else "")
+                           + "): answer with only {\"action\": ..., \"target_path\": ..., "
+                           "\"note\": ..., \"classification\": {...}}, not in prose")
                 return Feedback(prompts.receipt_feedback([problem], language=language,
                                                          staged=staged), problem)
             try:
@@ -254,7 +351,7 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         tools = toolbox(ws, check=lambda note, original: check(note, original).problems)
         receipt, transcript = run_loop(ctx.model, messages, tools, judge,
                                        max_steps=dream.max_steps, max_repairs=dream.repair_turns,
-                                       transcript=transcript)
+                                       transcript=transcript, max_tokens=dream.unit_tokens)
         final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
         before = ws.original.render() if ws.original is not None else b""
         after = final.render() if final is not None else before
@@ -262,6 +359,13 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         diff = _diff(receipt.target_path, before, after, created=not ws.existed) if changed else ""
         warnings: tuple[str, ...] = tuple(notices) + tuple(
             f"kept a problem the node already had ({p}); lint-links reports it" for p in inherited)
+        if ctx.ordered:
+            # Wait for the units before this one without holding the target: one of them may
+            # need it (the commit checks the node did not change meanwhile).
+            ctx.claims.release(owner)
+            ctx.wait_turn(rank)
+            if check_stale and _stale(ctx, mark, rank, asked):
+                raise _Stale(transcript)
         if changed and not dry_run:
             warnings += _commit(ctx, ws, unit, receipt.target_path, after)
         candidates, classes, related, labelled = classify(ws, final, receipt,
@@ -275,16 +379,47 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
             labelled=labelled, model=ctx.model.name, warnings=warnings)
     except (LoopError, ModelError, RemelinkError) as exc:
         candidates, classes, _, _ = classify(ws, None, None, {})
+        seen = {ws.target} | {p for p, _ in candidates} | set(ws.reads)
+        raced = "changed on disk while this unit" in str(exc) or any(
+            path in seen for _, path, _ in ctx.committed_since(mark))
         return UnitResult(unit=unit, status="failed", error=str(exc),
                           seconds=time.perf_counter() - started, target=ws.target,
                           usage=transcript.usage, steps=transcript.steps,
                           repairs=transcript.repairs, model_seconds=transcript.model_seconds,
                           candidates=candidates, classification=classes,
-                          model=ctx.model.name,
-                          # A full or read-only disk is not the unit's fault: no attempt used.
-                          infrastructure=isinstance(exc, (ModelError, FileSystemError)))
+                          model=ctx.model.name, failure=failure_kind(exc),
+                          over_budget=isinstance(exc, LoopError) and exc.budget, raced=raced)
     finally:
         ctx.claims.release(owner)
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What a unit's failure stops and costs (the *_FAILURE kinds)."""
+    if isinstance(exc, ModelError):
+        return {RUN: RUN_FAILURE, UNIT: UNIT_FAILURE}.get(exc.kind, TRANSIENT_FAILURE)
+    if isinstance(exc, FileSystemError):  # a full or read-only disk is not the unit's fault
+        return DISK_FAILURE
+    return ANSWER_FAILURE
+
+
+def _stale(ctx: IntegrationContext, mark: int, rank: int,
+           asked: list[tuple[str, int, str | None, set[str]]]) -> bool:
+    """Did a unit earlier in extraction order create, after this unit started, a node that
+    this unit's searches would now return? Then this unit decided without a node it would have
+    seen one at a time (a link missed, or a duplicate made). Every hit counts, not only the best
+    few: a model links candidates far down the list (the trade-off measured is in docs/llm.md,
+    "Concurrency")."""
+    fresh = {path for r, path, created in ctx.committed_since(mark) if created and r < rank}
+    if not fresh:
+        return False
+    for query, limit, bucket, seen in asked:
+        try:
+            hits = ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
+        except RemelinkError:
+            continue
+        if any(h.path in fresh and h.path not in seen for h in hits):
+            return True
+    return False
 
 
 def _check_unit_paths(ctx: IntegrationContext, unit: Unit) -> None:
@@ -328,8 +463,8 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
     compare-and-swap: the node is replaced only if it is still byte for byte what the unit read
     (the compare happens right before the atomic rename, `own.replace_if`), so a person's edit
     saved while the model worked is never overwritten: the unit fails, changes nothing, and is
-    retried on the new content. Then refresh the file list and the node index. Returns
-    warnings."""
+    retried on the new content. Then record the commit (with the unit's rank, for ordered
+    commits), refresh the file list and the node index. Returns warnings."""
     # The sandbox again, at the last moment: a folder swapped for a symlink since the tool call
     # must not redirect the write.
     path = resolve_inside(ctx.vault, target, follow_symlinks=False)  # its on-disk spelling
@@ -342,6 +477,7 @@ def _commit(ctx: IntegrationContext, ws: UnitWorkspace, unit: Unit, target: str,
             raise RemelinkError(f"{target} changed on disk while this unit was integrated; "
                                 "nothing was written, and the unit will be retried on the new "
                                 "content", path=target)
+        ctx.commits.append((ctx.ranks.get(unit.id, 0), target, expected is None))
         with ctx.files_lock:
             ctx.files.add(target)
     try:
@@ -414,15 +550,24 @@ def _integrate_all(vault: Path, settings: Settings, units: Sequence[Unit], model
                                  today=today or time.strftime("%Y-%m-%d"))
         results: list[UnitResult] = []
         sources = _RawNotes(vault, settings)
+        outage = Outage()
         for unit in units:
             unit = sources.canonical(unit)
-            broken = next((r for r in results if r.infrastructure), None)
-            if broken is not None:
+            if outage.tripped:
                 results.append(UnitResult(
-                    unit=unit, status="failed", model=model.name, infrastructure=True,
-                    error=f"not attempted: the model failed on unit {broken.unit.name!r}"))
+                    unit=unit, status="failed", model=model.name, failure=TRANSIENT_FAILURE,
+                    error=f"not attempted: {outage.reason()}"))
                 continue
-            results.append(integrate_unit(ctx, unit, dry_run=dry_run))
+            result = integrate_unit(ctx, unit, dry_run=dry_run)
+            results.append(result)
+            if result.failure == RUN_FAILURE:
+                # Auth, an unknown model, an exhausted quota: one line and exit 2, whatever
+                # else was asked (every further call would fail the same way).
+                raise RunModelError(result.error or "the model failed")
+            if result.failure == DISK_FAILURE:
+                outage.trip(result.error or "the disk refused a write")
+            else:
+                outage.record(result.failure == TRANSIENT_FAILURE, unit.id, result.error or "")
         return results
     finally:
         if own_index is not None:

@@ -33,6 +33,14 @@ def _problems(report: RunReport) -> list[str]:
              if i.get("status") in ("invalid", "failed") and i.get("error")]
     lines += [f"unit {u.name!r} failed (attempt {u.attempts}): {u.error}"
               for u in report.units if u.status == "failed"]
+    lines += [f"unit {u.name!r} skipped: {u.error}" for u in report.units if u.gave_up]
+    # Units the step did not attempt (the provider is down, the disk refused a write): one
+    # line per reason, not one per unit.
+    reasons: dict[str, int] = {}
+    for u in report.units:
+        if u.status == "skipped" and not u.gave_up:
+            reasons[u.error or "not attempted"] = reasons.get(u.error or "not attempted", 0) + 1
+    lines += [f"{_plural(n, 'unit')} {why}" for why, n in reasons.items()]
     lines += report.errors
     return lines
 
@@ -48,7 +56,7 @@ def dream_json(report: RunReport, seconds: float, *, leftover: int = 0) -> str:
         "topics": {"path": report.topics_path, "titles": report.topics},
         "recovered": report.recovered, "warnings": report.warnings,
         "unstated": report.unstated, "renamed": report.renamed, "deleted": report.deleted,
-        "setup": report.setup,
+        "setup": report.setup, "budget": report.budget,
     }
     if report.dry_run:
         data["diffs"] = report.diffs
@@ -116,11 +124,9 @@ def dream_text(report: RunReport, seconds: float) -> str:
     if problems:
         lines.append("problems:")
         lines += [f"  {p}" for p in problems]
-    gave_up = [u for u in report.units if u.status == "skipped" and u.attempts]
+    gave_up = [u for u in report.units if u.gave_up]
     notes = [f"{_plural(len(gave_up), 'unit')} out of attempts skipped; see `remelink status`, "
              "rerun with --retry-failed"] if gave_up else []
-    notes += [f"unit {u.name!r} skipped: {u.error}" for u in report.units
-              if u.status == "skipped" and not u.attempts]
     warnings = notes + report.warnings
     if warnings:
         lines.append("warnings:")

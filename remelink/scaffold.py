@@ -29,6 +29,7 @@ model: local
 # api_base: http://localhost:11434     # for Ollama, llama.cpp, vLLM and other local servers
 # timeout: 120                         # seconds per model call
 # retries: 4                           # on rate limits and server errors, with backoff
+# retry_after_max: 120                 # longest Retry-After (s) honoured; longer fails the unit
 # Passed as they are to every litellm call (LLM engines only). Ollama's default context is
 # small next to a first request: set num_ctx (Ollama only; for llama.cpp start the server with -c).
 # model_options: {temperature: 0.2, top_p: 1.0, max_tokens: 4096, seed: 7, num_ctx: 16384}
@@ -84,9 +85,10 @@ auto_dream:
   steps: [dream_extract_step, dream_integrate_step, dream_finish_step, auto_tag_step]
   # dream_topics_step (the day's interests in daily/<date>/interests.yaml) is opt-in.
   max_units: 20          # units per extraction answer (a model with more is asked to continue)
-  # batch_tokens: 15000  # LLM: estimated tokens of notes per extraction call (the local
+  # batch_tokens: 4000   # LLM: estimated tokens of notes per extraction call (the local
   #                      # engine, with no context window, reads all changed notes at once)
   max_steps: 30          # model turns per unit
+  # unit_tokens: 32000   # prompt tokens one unit may spend (about 8 clean units)
   max_attempts: 3        # a failed unit is retried on later runs up to this many times
   concurrency: 1         # units integrated in parallel (LLM engines)
   node_search_limit: 25  # candidates a node_search returns (at most 100)

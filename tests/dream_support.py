@@ -186,7 +186,7 @@ class Wrapped:
     slow, and counts how many calls run at once."""
 
     def __init__(self, settings: Settings, *, garble: Sequence[str] = (), broken: bool = False,
-                 fail_tag: bool = False, delay: float = 0.0,
+                 fail_tag: bool = False, garble_tag: bool = False, delay: float = 0.0,
                  garble_extract: Sequence[str] = (), extract_down: bool = False) -> None:
         self.inner = LocalModel(settings)
         self.name = "wrapped-local"
@@ -196,6 +196,8 @@ class Wrapped:
         self.extract_down = extract_down
         self.broken = broken
         self.fail_tag = fail_tag
+        self.garble_tag = garble_tag
+        self.tag_calls = 0
         self.delay = delay
         self.calls = 0
         self.active = 0
@@ -223,8 +225,13 @@ class Wrapped:
                         raise ModelError("extraction backend down (test)")
                     if self.garble_extract & set(shown):
                         return AssistantTurn(text="These notes say nothing I can use.")
-                if self.fail_tag and '"task": "tag"' in first_user:
-                    raise ModelError("tagging backend down (test)")
+                if '"task": "tag"' in first_user:
+                    with self._lock:
+                        self.tag_calls += 1
+                    if self.fail_tag:
+                        raise ModelError("tagging backend down (test)")
+                    if self.garble_tag:
+                        return AssistantTurn(text="These are people, I think.")
             else:
                 if self.broken:
                     raise ModelError("backend down (test)")

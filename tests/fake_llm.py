@@ -13,17 +13,21 @@ did wrong, except for "stubborn" notes, which it never judges: those must stay p
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import random
 import re
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MATERIAL_RE = re.compile(r"^### (\S+)\n(.*?)(?=^### |\Z)", re.S | re.M)
+NAMES = ("Alice", "Priya", "Stripe")  # what the careless model tags, when a node names it
 CHATTER_RE = re.compile(r"^(thanks|attendees|good morning)", re.I)
 SYNONYMS = {"procedure": ["procedures", "howto", "procedure"],
             "personal": ["preference", "preferences", "personal"],
@@ -72,6 +76,10 @@ class CarelessMind:
         if task.get("task") == "extract":
             return self._extract(task, users)
         if task.get("task") == "tag":
+            if "paths" in task:  # several nodes in one request (LLM tagging): known names
+                texts = {m.group(1): m.group(2) for m in MATERIAL_RE.finditer(users[0])}
+                return {"content": json.dumps({"tags": {
+                    p: [n for n in NAMES if n in texts.get(p, "")] for p in task["paths"]}})}
             return {"content": json.dumps({"tags": []})}
         if "Unit to integrate:" in users[0] or "要整合的单元：" in users[0]:
             return self._integrate(messages, users[0])
@@ -79,8 +87,9 @@ class CarelessMind:
 
     # -- extraction --------------------------------------------------------------------------
     def _unit(self, path: str, text: str, rng: random.Random, careless: bool) -> dict[str, Any]:
-        body = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        title = body[0].lstrip("#- ").rstrip(".。")
+        text = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)  # frontmatter is no title
+        body = [ln.strip() for ln in text.splitlines() if ln.strip()] or [path]
+        title = body[0].lstrip("#- ").rstrip(".。") or path
         if title.lower().startswith("how to") or "1. " in text:
             bucket = "procedure"
         elif "prefers" in text:
@@ -141,7 +150,10 @@ class CarelessMind:
         results = [m for m in messages if m.get("role") == "tool"]
         digest = hashlib.sha256(json.dumps(unit, sort_keys=True).encode()).hexdigest()[:10]
         target = f"digest/{unit['bucket']}/node-{digest}.md"
-        if not results:
+        refused = bool(results) and str(results[-1].get("content") or "").startswith("Error:")
+        told = messages[-1].get("role") == "user" and len(messages) > 2 and \
+            not any(str(r.get("content") or "").startswith("Staged") for r in results)
+        if not results or refused or told:  # first turn, or its write did not land: write
             sources = " ".join(f"This is recorded in [[{p}]]." for p in unit["paths"])
             body = f"{unit['summary']}\n\n## Sources\n\n{sources}\n"
             call = {"id": "w1", "type": "function", "function": {"name": "write", "arguments":
@@ -203,7 +215,210 @@ class _Server(ThreadingHTTPServer):
 def serve(mind: CarelessMind) -> Iterator[str]:
     """The mind on 127.0.0.1; yields the api_base."""
     server = _Server(mind)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+# -- provider faults ---------------------------------------------------------------------------
+def charge(body: dict[str, Any]) -> int:
+    """Prompt tokens of a request as the fault server counts them: about 4 characters each."""
+    return max(1, len(json.dumps([body.get("messages"), body.get("tools")],
+                                 ensure_ascii=False)) // 4)
+
+
+def _error(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "code": code, "param": None}}
+
+
+# Each fault: what the provider does instead of (or to) the model's answer.
+TRANSIENT_FAULTS = ("rate_limit", "rate_limit_wait", "server_error", "bad_gateway", "overloaded",
+                    "timeout", "reset", "no_choices", "no_answer", "empty_answer")
+MODEL_FAULTS = ("length", "refusal", "control_char")   # the model's answer goes wrong
+UNIT_FAULTS = ("context_length", "content_policy", "invalid_request")
+RUN_FAULTS = ("auth", "unknown_model", "quota")
+ALL_FAULTS = TRANSIENT_FAULTS + MODEL_FAULTS + UNIT_FAULTS + RUN_FAULTS
+RETRY_AFTER_OVER_CAP = "rate_limit_long"  # Retry-After above retry_after_max: fails the call
+
+
+class Faults:
+    """A fault schedule: each request draws, from a seeded generator, whether a fault hits it
+    (`rate`) and which one (`kinds`); `at` forces a fault on given request numbers (1-based).
+    Records every request with what the server charged for it."""
+
+    def __init__(self, kinds: tuple[str, ...] = (), rate: float = 0.0, *, seed: int = 0,
+                 at: dict[int, str] | None = None, timeout_sleep: float = 0.6,
+                 only: str | None = None) -> None:
+        self.kinds, self.rate, self.at = kinds, rate, dict(at or {})
+        self.only = only  # faults hit only requests of this task (extract, integrate, tag)
+        self.rng = random.Random(seed)
+        self.timeout_sleep = timeout_sleep
+        self.requests = 0
+        self.charged = 0          # prompt tokens of every answer the server sent with a usage
+        self.hits: dict[str, int] = {}
+        self.log: list[tuple[str, str | None]] = []  # (task, fault) per request
+        self.lock = threading.Lock()
+
+    def draw(self, task: str = "") -> str | None:
+        with self.lock:
+            self.requests += 1
+            fault = self.at.get(self.requests)
+            if self.only is not None and task != self.only:
+                return None
+            if fault is None and self.kinds and self.rng.random() < self.rate:
+                fault = self.rng.choice(self.kinds)
+            if fault is not None:
+                self.hits[fault] = self.hits.get(fault, 0) + 1
+            return fault
+
+    def add(self, tokens: int) -> None:
+        with self.lock:
+            self.charged += tokens
+
+
+def _task_of(messages: list[dict[str, Any]]) -> str:
+    users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    first = users[0] if users else ""
+    for name in ("extract", "tag"):
+        if f'"task": "{name}"' in first:
+            return name
+    return "integrate"
+
+
+class _FaultyHandler(JsonHandler):
+    server: _FaultyServer
+
+    def do_POST(self) -> None:  # http.server's naming
+        _, body = self.read_json()
+        faults = self.server.faults
+        task = _task_of(body["messages"])
+        fault = faults.draw(task)
+        faults.log.append((task, fault))
+        tokens = charge(body)
+        if fault == "timeout":
+            time.sleep(faults.timeout_sleep)  # the client gave up before this
+            return self._drop()
+        if fault == "reset":
+            return self._drop()
+        status, payload, headers = self._fault(fault, body, tokens)
+        if status == 200 and "usage" in payload:
+            faults.add(int(payload["usage"]["prompt_tokens"]))
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _answer(self, body: dict[str, Any], tokens: int) -> dict[str, Any]:
+        answer = _completion(self.server.mind.respond(body["messages"]))
+        answer["usage"] = {"prompt_tokens": tokens, "completion_tokens": 20,
+                           "total_tokens": tokens + 20}
+        return answer
+
+    def _fault(self, fault: str | None, body: dict[str, Any], tokens: int
+               ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        usage = {"prompt_tokens": tokens, "completion_tokens": 0, "total_tokens": tokens}
+        if fault is None:
+            return 200, self._answer(body, tokens), {}
+        if fault == "rate_limit":
+            return 429, _error("Rate limit reached for requests", "requests"), {}
+        if fault == "rate_limit_wait":
+            return 429, _error("Rate limit reached for requests", "requests"), \
+                {"retry-after": "0.01"}
+        if fault == RETRY_AFTER_OVER_CAP:
+            return 429, _error("Rate limit reached for requests", "requests"), \
+                {"retry-after": "3600"}
+        if fault == "server_error":
+            return 500, _error("The server had an error", "server_error"), {}
+        if fault == "bad_gateway":
+            return 502, _error("Bad gateway", "server_error"), {}
+        if fault == "overloaded":
+            return 503, _error("The engine is currently overloaded", "server_error"), \
+                {"retry-after": "0"}
+        if fault == "no_choices":
+            return 200, {"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+                         "choices": [], "usage": usage}, {}
+        if fault == "no_answer":  # a body that is no completion at all
+            return 200, {"hello": "world"}, {}
+        if fault == "empty_answer":
+            return 200, {**_completion({"content": ""}), "usage": usage}, {}
+        if fault == "length":
+            answer = self._answer(body, tokens)
+            message = answer["choices"][0]["message"]
+            for call in message.get("tool_calls") or []:
+                args = call["function"]["arguments"]
+                call["function"]["arguments"] = args[:max(1, len(args) // 2)]
+            if message.get("content"):
+                message["content"] = message["content"][:max(1, len(message["content"]) // 2)]
+            answer["choices"][0]["finish_reason"] = "length"
+            return 200, answer, {}
+        if fault == "refusal":
+            answer = _completion({"content": None, "refusal": "I can't help with that request."})
+            answer["usage"] = usage
+            return 200, answer, {}
+        if fault == "control_char":
+            answer = self._answer(body, tokens)
+            message = answer["choices"][0]["message"]
+            for call in message.get("tool_calls") or []:
+                call["function"]["arguments"] = call["function"]["arguments"].replace(
+                    "\\n", "\n")
+            if message.get("content"):
+                message["content"] = message["content"].replace("\\n", "\n")
+            return 200, answer, {}
+        if fault == "context_length":
+            return 400, _error("This model's maximum context length is 8192 tokens. However, "
+                               "your messages resulted in 9000 tokens.", "invalid_request_error",
+                               "context_length_exceeded"), {}
+        if fault == "content_policy":
+            return 400, _error("Your request was rejected as a result of our safety system.",
+                               "invalid_request_error", "content_policy_violation"), {}
+        if fault == "invalid_request":
+            return 400, _error("Invalid 'messages[2].content': string too long.",
+                               "invalid_request_error"), {}
+        if fault == "auth":
+            return 401, _error("Incorrect API key provided: sk-test***. You can find your API "
+                               "key at https://platform.openai.com/account/api-keys.",
+                               "invalid_request_error", "invalid_api_key"), {}
+        if fault == "unknown_model":
+            return 404, _error("The model `gpt-9` does not exist or you do not have access to "
+                               "it.", "invalid_request_error", "model_not_found"), {}
+        if fault == "quota":
+            return 429, _error("You exceeded your current quota, please check your plan and "
+                               "billing details.", "insufficient_quota", "insufficient_quota"), {}
+        raise AssertionError(f"unknown fault {fault}")
+
+
+class _FaultyServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, mind: CarelessMind, faults: Faults) -> None:
+        super().__init__(("127.0.0.1", 0), _FaultyHandler)
+        self.mind, self.faults = mind, faults
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up (a timeout) leaves a broken pipe behind: expected
+
+
+@contextmanager
+def serve_faults(mind: CarelessMind, faults: Faults) -> Iterator[str]:
+    """The mind on 127.0.0.1 behind a provider that fails as `faults` says; yields api_base."""
+    server = _FaultyServer(mind, faults)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"

@@ -86,7 +86,8 @@ class _Handler(BaseHTTPRequestHandler):
 @contextmanager
 def serving() -> Iterator[FakeOpenAI]:
     srv = FakeOpenAI()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     try:
         yield srv

@@ -176,3 +176,147 @@ def test_parse_object_prefers_a_mapping_with_the_required_keys() -> None:
     assert parse_object(text) == {"a": 1}
     # Prose with a colon is a YAML mapping too; the required keys keep it from passing.
     assert parse_object("Here is the plan: done", ("units",)) is None
+
+
+# -- SPEC §7.2 "Bounded": repeated refusals, the token budget, cut answers, model errors ------
+
+class TurnModel:
+    """A model that answers from a list of AssistantTurns (the scripted model has no way to
+    say that an answer was cut at the output limit)."""
+
+    name = "turns"
+
+    def __init__(self, turns: list[Any]) -> None:
+        self.turns = list(turns)
+        self.seen: list[list[dict[str, Any]]] = []
+
+    def complete(self, messages: Any, tools: Any) -> Any:
+        self.seen.append([dict(m) for m in messages])
+        turn = self.turns.pop(0)
+        if isinstance(turn, Exception):
+            raise turn
+        return turn
+
+
+def refusing_box() -> ToolBox:
+    from remelink.tools.base import ToolError
+
+    def refuse(args: EchoArgs) -> str:
+        raise ToolError(f"refused: {args.text} is not allowed")
+    return ToolBox([Tool("echo", "Echo the text.", EchoArgs, refuse)])
+
+
+def call_turn(text: str, *, prompt: int = 100, truncated: bool = False,
+              raw: str | None = None) -> Any:
+    from remelink.models.base import AssistantTurn, ToolCall, Usage
+
+    args = raw if raw is not None else json.dumps({"text": text})
+    return AssistantTurn(tool_calls=(ToolCall(f"c-{text}", "echo", args),),
+                         usage=Usage(prompt, 5), truncated=truncated)
+
+
+def text_turn(text: str, *, prompt: int = 100, truncated: bool = False,
+              refusal: str | None = None) -> Any:
+    from remelink.models.base import AssistantTurn, Usage
+
+    return AssistantTurn(text=text, usage=Usage(prompt, 5), truncated=truncated,
+                         refusal=refusal)
+
+
+def test_a_refused_call_sent_again_unchanged_is_a_repair() -> None:
+    """The issue's stubborn model: the same refused call, turn after turn. Each repeat is a
+    repair (and the model is told it repeated itself): the unit stops after the repair budget,
+    not after 30 turns."""
+    model = TurnModel([call_turn("x")] * 10)
+    with pytest.raises(LoopError) as info:
+        run_loop(model, system(), refusing_box(), judge_json, max_steps=30, max_repairs=3)
+    transcript = info.value.transcript
+    assert transcript.steps == 5 and transcript.repeats == 4 and transcript.repairs == 4
+    assert str(info.value).startswith("repair budget (3) used up: the model sent a refused "
+                                      "call again unchanged (echo: Error: refused: x is not")
+    told = [m["content"] for m in model.seen[-1] if m["role"] == "tool"]
+    assert "refused" in told[0] and "sent this exact call before" not in told[0]
+    assert all("You sent this exact call before" in t for t in told[1:])
+
+
+def test_refused_calls_that_change_are_not_repairs() -> None:
+    model = TurnModel([call_turn(str(i)) for i in range(6)] + [text_turn('{"action": "A"}')])
+    value, transcript = run_loop(model, system(), refusing_box(), judge_json, max_steps=30,
+                                 max_repairs=3)
+    assert value == {"action": "A"} and transcript.repairs == 0 and transcript.repeats == 0
+
+
+def test_a_unit_stops_before_its_token_budget() -> None:
+    """The next request would take the conversation past the budget: it is not sent."""
+    model = TurnModel([call_turn(str(i), prompt=1000 + 100 * i) for i in range(10)])
+    with pytest.raises(LoopError) as info:
+        run_loop(model, system(), refusing_box(), judge_json, max_steps=30, max_repairs=3,
+                 max_tokens=4000)
+    transcript = info.value.transcript
+    assert info.value.budget
+    assert transcript.usage.prompt_tokens == 1000 + 1100 + 1200 <= 4000
+    assert len(model.seen) == 3
+    assert str(info.value).startswith(
+        "token budget reached: 3,300 prompt tokens in 3 turn(s), and the next request would "
+        "take about 1,200 more, over auto_dream.unit_tokens (4,000); the last refused call: "
+        "echo: Error: refused: 2 is not allowed")
+
+
+def test_an_answer_cut_at_the_output_limit_is_answered_as_such() -> None:
+    """`finish_reason: length`: the cut tool call is not run (its arguments are incomplete),
+    and a cut final answer is not judged as if it were whole."""
+    seen: list[str] = []
+    model = TurnModel([call_turn("long", truncated=True, raw='{"text": "lo'),
+                       call_turn("short"),
+                       text_turn('{"action": "CRE', truncated=True),
+                       text_turn('{"action": "CREATE"}')])
+    value, transcript = run_loop(model, system(), echo_box(seen), judge_json, max_steps=10,
+                                 max_repairs=3)
+    assert value == {"action": "CREATE"} and seen == ["short"] and transcript.repairs == 2
+    tool_says = next(m["content"] for m in model.seen[1] if m["role"] == "tool")
+    assert tool_says == ("Error: not run: your output was cut at 5 tokens (the model's output "
+                         "limit), so these arguments are incomplete. Send a shorter write, or "
+                         "edit instead: an edit sends only the span it changes.")
+    assert model.seen[3][-1] == {"role": "user", "content": (
+        "Your answer was cut at 5 tokens (the model's output limit). Answer again, shorter: "
+        "only what is asked, with no text around it.")}
+
+
+def test_a_refusal_is_judged_with_its_own_words() -> None:
+    said: list[str] = []
+
+    def judge(text: str) -> Accept[str] | Feedback:
+        said.append(text)
+        return Feedback("no") if len(said) == 1 else Accept(text)
+
+    model = TurnModel([text_turn("", refusal="I can't help with that."), text_turn("ok")])
+    run_loop(model, system(), echo_box([]), judge, max_steps=5, max_repairs=1)
+    assert said == ["I can't help with that.", "ok"]
+    assert model.seen[1][2] == {"role": "assistant", "content": "I can't help with that."}
+
+
+def test_a_model_error_keeps_what_the_failed_calls_cost() -> None:
+    from remelink.agent import Transcript
+
+    failure = ModelError("down", prompt_tokens=11, completion_tokens=0)
+    model = TurnModel([call_turn("a", prompt=100), failure])
+    transcript = Transcript(messages=[])
+    with pytest.raises(ModelError):
+        run_loop(model, system(), echo_box([]), judge_json, max_steps=5, max_repairs=1,
+                 transcript=transcript)
+    assert transcript.usage.prompt_tokens == 111 and transcript.steps == 2
+
+
+def test_a_raw_line_break_in_arguments_gets_a_hint() -> None:
+    box = echo_box([])
+    from remelink.models.base import ToolCall
+
+    outcome = box.call(ToolCall("c1", "echo", '{"text": "two\nlines"}'))
+    assert outcome.result == ("Error: arguments are not valid JSON (Invalid control character "
+                              "at character 13 (a line break or tab inside a JSON string must be "
+                              "written \\n or \\t)); send a JSON object")
+    from remelink.agent import json_problem
+
+    assert json_problem('{"action": "CREATE", "note": "a\nb"}') == (
+        "Invalid control character at character 31: a line break or tab inside a JSON "
+        "string must be escaped as \\n or \\t")

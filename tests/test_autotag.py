@@ -101,17 +101,38 @@ def test_scripted_tags_are_normalised_and_written_byte_faithfully(tmp_path: Path
     assert hits[0].path == NODE and "ALICE" in hits[0].memory_tags  # the index was told
 
 
-def test_a_tagging_failure_is_reported_and_the_checkpoint_kept(tmp_path: Path) -> None:
+def test_a_tagging_outage_is_reported_the_checkpoint_kept_and_retried(tmp_path: Path) -> None:
+    """The model cannot be reached while tagging: reported, the units stay integrated, the
+    nodes stay pending for the next run (which tags them), and an outage stops the pass after
+    a few nodes instead of walking every node through the retries."""
     vault = copy_fixture(tmp_path, "en")
     settings = settings_of(vault)
-    report = run(vault, Wrapped(settings, fail_tag=True), settings)
+    down = Wrapped(settings, fail_tag=True)
+    report = run(vault, down, settings)
     assert report.ok and report.units and all(u.status == "done" for u in report.units)
-    failures = [w for w in report.warnings if "tagging failed" in w]
+    assert not report.tags  # nothing tagged
+    failures = [w for w in report.warnings if "tagging" in w]
     assert failures and all("tagging backend down (test)" in w for w in failures)
+    assert any(w.startswith("tagging stopped: the model failed 3 time(s) in a row") for w in
+               failures)
+    written = set(report.created + report.updated)
+    assert len(written) > 3 and down.tag_calls == 3  # the outage stopped the pass
     state = state_of(vault)
     assert {i["status"] for i in state["inputs"].values()} == {"processed"}
-    assert state["pending_tags"] == []  # attempted once, not retried forever
-    assert run(vault).units == []  # and nothing is integrated again
+    assert set(state["pending_tags"]) == written  # the next run tags them
+    again = run(vault)
+    assert again.units == []  # nothing is integrated again
+    assert set(again.tags) == written and state_of(vault)["pending_tags"] == []
+
+
+def test_a_wrong_tagging_answer_is_reported_not_retried(tmp_path: Path) -> None:
+    vault = copy_fixture(tmp_path, "en")
+    settings = settings_of(vault)
+    report = run(vault, Wrapped(settings, garble_tag=True), settings)
+    assert report.ok and report.units
+    failures = [w for w in report.warnings if "tagging failed" in w]
+    assert len(failures) == len(set(report.created + report.updated))
+    assert state_of(vault)["pending_tags"] == []  # attempted once, not retried forever
 
 
 def test_local_engine_tags_and_retagging_is_a_no_op(tmp_path: Path) -> None:

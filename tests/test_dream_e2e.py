@@ -126,7 +126,8 @@ def test_a_failed_unit_is_retried_then_skipped_until_retry_failed(tmp_path: Path
     third = run(vault, flaky, settings)  # out of attempts: skipped, the model is not asked
     assert [(u.name, u.status) for u in third.units] == [(target, "skipped")]
     assert "rerun with --retry-failed" in (third.units[0].error or "")
-    assert flaky.calls == calls and third.ok
+    # Not ok (exit 1): a unit that gave up is not a success, or cron would never notice.
+    assert flaky.calls == calls and not third.ok
 
     fourth = run(vault, Wrapped(settings), settings, retry_failed=True)
     assert [(u.name, u.status) for u in fourth.units] == [(target, "done")]
@@ -137,15 +138,20 @@ def test_a_failed_unit_is_retried_then_skipped_until_retry_failed(tmp_path: Path
 
 
 def test_a_broken_backend_stops_the_step_without_using_attempts(tmp_path: Path) -> None:
+    """Three transient failures in a row: the provider is down. The rest of the step is not
+    attempted, and the three get their attempt back (an outage costs no attempt)."""
     vault = copy_fixture(tmp_path, "en")
     settings = settings_of(vault)
     report = run(vault, Wrapped(settings, broken=True), settings)
     statuses = [u.status for u in report.units]
-    assert statuses[0] == "failed" and set(statuses[1:]) == {"skipped"}
-    assert "not attempted: the model failed on unit" in (report.units[1].error or "")
+    assert statuses[:3] == ["failed"] * 3 and set(statuses[3:]) == {"skipped"}
+    assert (report.units[3].error or "").startswith(
+        "not attempted: the model failed 3 time(s) in a row, so the provider looks down "
+        "(last error: backend down (test))")
     assert not report.ok
     units = state_of(vault)["units"]
     assert all(u["attempts"] == 0 for u in units.values())  # an outage costs no attempt
+    assert {u["status"] for u in units.values()} == {"pending"}
     healed = run(vault, Wrapped(settings), settings)
     assert healed.ok and len(healed.units) == len(units)
 
@@ -215,12 +221,15 @@ def test_an_outage_during_extraction_stops_it_and_costs_no_attempt(tmp_path: Pat
     settings = settings_of(vault, max_attempts=1)
     down = Wrapped(settings, extract_down=True)
     report = run(vault, down, settings)
-    assert len(down.extract_calls) == 1  # the first batch met the outage; no note alone
-    assert not report.ok and any("extraction stopped" in e for e in report.errors)
+    # The batch failed, then two notes alone: three in a row, the provider is down.
+    assert len(down.extract_calls) == 3 and len(down.extract_calls[0]) > 1
+    assert all(len(call) == 1 for call in down.extract_calls[1:])
+    assert not report.ok
     assert {i["status"] for i in report.inputs.values()} == {"failed"}
-    assert any("not attempted" in i["error"] for i in report.inputs.values()) or \
-        len(report.inputs) == len(down.extract_calls[0])
-    assert status(vault, settings).unextracted == []
+    assert any("not attempted" in i["error"] for i in report.inputs.values())
+    assert all("backend down" in i["error"] or "not attempted" in i["error"]
+               for i in report.inputs.values())
+    assert status(vault, settings).unextracted == []  # no attempt used, nothing recorded
     healed = run(vault, Wrapped(settings), settings)
     assert healed.ok and {i["status"] for i in healed.inputs.values()} == {"processed"}
 
@@ -430,3 +439,54 @@ def test_an_unexpected_index_failure_rebuilds_the_index_and_goes_on() -> None:
     assert index.search("q") == ["hit"]
     with pytest.raises(VaultBusy):  # our own errors are not swallowed
         index.search("busy")
+
+
+class Costly:
+    """The local engine, charged 5,000 prompt tokens a turn (a unit takes two turns or more)."""
+
+    name = "costly"
+
+    def __init__(self, settings: Any) -> None:
+        from remelink.models.local import LocalModel
+
+        self.inner = LocalModel(settings)
+
+    def bind_index(self, index: Any) -> None:
+        self.inner.bind_index(index)
+
+    def complete(self, messages: Any, tools: Any) -> Any:
+        from dataclasses import replace
+
+        from remelink.models.base import Usage
+
+        return replace(self.inner.complete(messages, tools), usage=Usage(5000, 10))
+
+
+def test_a_unit_over_its_token_budget_fails_cleanly_and_says_so(tmp_path: Path) -> None:
+    """SPEC §7.2 "Bounded": the budget is reported in the envelope, the audit and status."""
+    from remelink.render import dream_json
+
+    vault = copy_fixture(tmp_path, "en")
+    settings = settings_of(vault, unit_tokens=8000)
+    before = notes_bytes(vault, ("digest",))
+    report = run(vault, Costly(settings), settings)
+    over = [u for u in report.units if u.over_budget]
+    assert over and all(u.status == "failed" and u.attempts == 1 for u in over)
+    assert all(u.tokens_in <= 8000 for u in report.units)
+    assert (over[0].error or "").startswith("token budget reached: 5,000 prompt tokens in 1 "
+                                            "turn(s), and the next request would take about "
+                                            "5,000 more, over auto_dream.unit_tokens (8,000)")
+    assert not report.ok
+    envelope = json.loads(dream_json(report, 0.0))
+    assert envelope["counts"]["units_over_budget"] == len(over)
+    assert envelope["data"]["budget"] == {"unit_tokens": 8000, "max_steps": 30,
+                                          "repair_turns": 3}
+    lines = [a for a in audit_lines(vault) if a.get("budget", {}).get("over")]
+    assert {a["unit"] for a in lines} == {u.id for u in over}
+    text = status_text(status(vault, settings))
+    assert "token budget reached" in text
+    # A unit that failed wrote nothing; the others went on.
+    done = [u for u in report.units if u.status == "done"]
+    assert all(u.target for u in done)
+    changed = {p for p, b in notes_bytes(vault, ("digest",)).items() if before.get(p) != b}
+    assert changed == {u.target for u in done if u.target}

@@ -109,7 +109,7 @@ def test_chinese_unit_gets_chinese_prompts_and_repair(tmp_path: Path) -> None:
     result, model, _ = run_case(vault, "create_zh")
     assert result.ok and result.repairs == 1
     system = model.calls[0][0][0]["content"]
-    assert system.startswith("你负责把【一个】记忆单元整合进")
+    assert system.startswith("把一个记忆单元整合进")
     repair = tool_results(model)[2]
     assert repair.startswith("回执没有问题，但节点 digest/procedure/日志数据脱敏.md 还不能接受")
     assert "bare-source-link" in repair

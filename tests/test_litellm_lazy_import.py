@@ -71,3 +71,30 @@ def test_litellm_is_imported_offline_whatever_the_environment(tmp_path: Path) ->
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     assert report == {"seen": [], "env": ["True", "true"]}
     assert "raw.githubusercontent.com" not in proc.stderr
+
+
+NOTHING_PROGRAM = """
+import json, sys
+import remelink.cli
+from typer.testing import CliRunner
+result = CliRunner().invoke(remelink.cli.app, ["dream", "run", "--vault", sys.argv[1], "--json"])
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("litellm", "openai", "tiktoken"))
+print(json.dumps({"exit": result.exit_code, "heavy": heavy}))
+"""
+
+
+def test_a_run_with_nothing_to_do_never_imports_litellm(tmp_path: Path) -> None:
+    """litellm is imported when a model call is about to be made, not when the config names a
+    litellm model: a cron run that finds nothing changed stays fast."""
+    vault = tmp_path / "v"
+    (vault / "daily").mkdir(parents=True)
+    (vault / ".remelink").mkdir()
+    (vault / ".remelink" / "config.yaml").write_text("model: openai/gpt-4.1-mini\n",
+                                                      encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMELINK_")}
+    proc = subprocess.run([sys.executable, "-c", NOTHING_PROGRAM, str(vault)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report == {"exit": 0, "heavy": []}

@@ -16,24 +16,16 @@ truncated in the prompt and the model reads the rest), so no budget can keep a n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-T = TypeVar("T")
+from remelink.tokens import estimate_tokens
 
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-                     r"\U00020000-\U0002fa1f]")
-_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+__all__ = ["PER_NOTE_OVERHEAD", "batches", "estimate_tokens"]
+
+T = TypeVar("T")
 PER_NOTE_OVERHEAD = 12  # the `### path` header and the blank lines around a note's material
 
-
-def estimate_tokens(text: str) -> int:
-    """Tokens `text` costs a typical LLM tokenizer, estimated per script (see the module)."""
-    cjk = len(_CJK_RE.findall(text))
-    other = len(_NON_ASCII_RE.findall(text)) - cjk
-    ascii_chars = len(text) - cjk - other
-    return cjk + (other + 1) // 2 + (ascii_chars + 3) // 4
 
 
 def batches(items: Sequence[T], costs: Sequence[int], budget: int) -> Iterator[list[T]]:

@@ -14,6 +14,7 @@ from remelink.config import Settings
 from remelink.dream.inputs import Window
 from remelink.dream.state import State
 from remelink.models.base import ChatModel
+from remelink.outage import Outage
 from remelink.vault.fsio import append
 
 
@@ -56,13 +57,21 @@ class UnitOutcome:
     steps: int = 0
     repairs: int = 0
     duration_ms: int = 0
+    over_budget: bool = False  # stopped by auto_dream.unit_tokens
+    raced: bool = False  # failed while another unit changed what it looked at (tried again)
+
+    @property
+    def gave_up(self) -> bool:
+        """Skipped because it used up its attempts (not because the step stopped)."""
+        return self.status == "skipped" and not (self.error or "").startswith("not attempted")
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "bucket": self.bucket, "paths": self.paths,
                 "status": self.status, "action": self.action, "target": self.target,
                 "note": self.note, "error": self.error, "attempts": self.attempts,
                 "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
-                "steps": self.steps, "repairs": self.repairs, "duration_ms": self.duration_ms}
+                "steps": self.steps, "repairs": self.repairs, "duration_ms": self.duration_ms,
+                "over_budget": self.over_budget}
 
 
 @dataclass
@@ -89,6 +98,8 @@ class RunReport:
     errors: list[str] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
+    extract_tokens_in: int = 0  # of tokens_in: extraction's share
+    tag_calls: int = 0  # model calls the tagging step made
     revised: int = 0  # units that update the node of what their edited note said before
     # Units an edited note gave before and no longer states: {path, unit, name, target}.
     unstated: list[dict[str, Any]] = field(default_factory=list)
@@ -99,6 +110,8 @@ class RunReport:
     deleted: list[dict[str, Any]] = field(default_factory=list)
     # What a first run in a vault without .remelink/ created, as `remelink init` does.
     setup: list[str] = field(default_factory=list)
+    # What one unit may spend (auto_dream.unit_tokens, max_steps, repair_turns).
+    budget: dict[str, int] = field(default_factory=dict)
 
     def action_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -112,9 +125,15 @@ class RunReport:
         return sum(1 for u in self.units if u.status == "failed")
 
     @property
+    def skipped_units(self) -> list[UnitOutcome]:
+        return [u for u in self.units if u.status == "skipped"]
+
+    @property
     def ok(self) -> bool:
-        return not self.errors and not self.failed_units and not any(
-            i.get("status") in ("failed", "invalid") for i in self.inputs.values())
+        """Nothing failed, nothing was left out: a unit skipped (out of attempts, or not
+        attempted because the step stopped) makes the run not ok (exit 1), so cron notices."""
+        return not self.errors and not self.failed_units and not self.skipped_units and \
+            not any(i.get("status") in ("failed", "invalid") for i in self.inputs.values())
 
     def counts(self) -> dict[str, Any]:
         return {
@@ -123,6 +142,8 @@ class RunReport:
             "units_integrated": sum(1 for u in self.units if u.status == "done"),
             "units_failed": self.failed_units,
             "units_skipped": sum(1 for u in self.units if u.status == "skipped"),
+            "units_gave_up": sum(1 for u in self.units if u.gave_up),
+            "units_over_budget": sum(1 for u in self.units if u.over_budget),
             "units_recovered": len(self.recovered), "actions": self.action_counts(),
             "nodes_created": len(self.created), "nodes_updated": len(self.updated),
             "inputs_checkpointed": len(self.checkpointed),
@@ -135,6 +156,7 @@ class RunReport:
             "units_revised": self.revised, "facts_unstated": len(self.unstated),
             "inputs_renamed": len(self.renamed), "inputs_deleted": len(self.deleted),
             "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+            "tokens_in_extract": self.extract_tokens_in, "tag_calls": self.tag_calls,
             "tokens_in_failed": sum(u.tokens_in for u in self.units if u.status == "failed"),
             "tokens_out_failed": sum(u.tokens_out for u in self.units if u.status == "failed"),
         }
@@ -175,6 +197,8 @@ class RunContext:
     retry_failed: bool = False
     max_units: int = 20
     state_lock: threading.RLock = field(default_factory=threading.RLock)
+    # Transient failures in a row, across the steps of the run (the provider may be down).
+    outage: Outage = field(default_factory=Outage)
 
     def rebind_model(self) -> None:
         """Give the model a fresh view of the index's term statistics.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 
 from remelink.agent import LoopError
 from remelink.config import DEFAULT_BATCH_TOKENS
@@ -26,10 +27,10 @@ from remelink.dream import moves, revisions
 from remelink.dream.batching import batches, estimate_tokens
 from remelink.dream.context import RunContext
 from remelink.dream.inputs import read_input, scan
-from remelink.dream.pages import PER_NOTE_CHARS, BatchResult, extract_batch
+from remelink.dream.pages import PER_NOTE_CHARS, BatchResult, ExtractionFailed, extract_batch
 from remelink.dream.records import InputRecord, sha256
 from remelink.dream.sketch import sketch
-from remelink.errors import ModelError, NoteError, RemelinkError
+from remelink.errors import TRANSIENT, ModelError, NoteError, RemelinkError, RunModelError
 from remelink.vault import frontmatter
 from remelink.vault.boundary import FileBytes, vault_real
 from remelink.vault.notes import Note, decode, is_blank
@@ -148,7 +149,6 @@ def _extraction_failed(ctx: RunContext, item: Changed, exc: Exception | str) -> 
         ctx.state.inputs[rel] = record
         ctx.report.inputs[rel] = {"status": "failed", "error": error,
                                   "attempts": record.extract_attempts}
-        ctx.report.errors.append(f"{rel}: {error}")
         ctx.reporter.advance("extract", rel)
         ctx.save_state(inputs=[rel])
 
@@ -228,14 +228,35 @@ def _record(ctx: RunContext, batch: list[Changed], result: BatchResult) -> None:
         ctx.save_state(units=touched, inputs=[rel for rel, _, _ in judged])
 
 
+def _salvage(ctx: RunContext, items: list[Changed], partial: BatchResult,
+             edited: dict[str, list[str]]) -> set[str]:
+    """Checkpoint what the answered pages of a failed batch judged, so that it is not paid for
+    again: the notes judged there (not the edited ones, whose revisions pair over the whole
+    extraction), with the units that cite only such notes. Returns the notes recorded."""
+    salvage = {rel for rel in partial.judged if rel not in edited}
+    kept = [u for u in partial.units if set(u.paths) <= salvage]
+    cited = {p for u in kept for p in u.paths}
+    judged = {rel: v for rel, v in partial.judged.items()
+              if rel in salvage and (v.verdict == "nothing" or rel in cited)}
+    if not judged:
+        return set()
+    _record(ctx, items, BatchResult(kept, judged, notices=list(partial.notices)))
+    return set(judged)
+
+
 def extract_step(ctx: RunContext) -> None:
     """`dream_extract_step`: changed inputs -> units, recorded as pending in the checkpoint.
 
-    A batch that fails, or leaves notes without a verdict, is tried again note by note, so
-    that one note the model cannot judge does not hold back the notes batched with it. A note
-    that still fails is recorded with its attempts and retried on the next runs up to
-    `max_attempts` (an edit, or --retry-failed, starts again). An outage (the model cannot be
-    reached) stops the step and counts against no note."""
+    Failures by kind (SPEC §7.2). A batch whose answer cannot be used (the repair budget ran
+    out) or that the provider refuses for itself (context length, content policy) is tried
+    again note by note, so that one note the model cannot judge does not hold back the notes
+    batched with it; a note that still fails is recorded with its attempts and retried on the
+    next runs up to `max_attempts` (an edit, or --retry-failed, starts again). A transient
+    failure past the retries splits the batch too; alone, it costs the note an attempt, unless
+    the provider turns out to be down (several in a row: `Outage`), when the rest of the step
+    is not attempted and those notes get their attempt back. A failure permanent for the run
+    (auth, unknown model, quota) stops it (RunModelError). Pages answered before a failure are
+    kept (`_salvage`)."""
     dream = ctx.settings.auto_dream
     if dream.batch_chars is not None:
         ctx.report.warnings.append(
@@ -245,35 +266,80 @@ def extract_step(ctx: RunContext) -> None:
     changed = list(_changed_inputs(ctx))
     ctx.reporter.start("extract", len(changed))
     queue = _batches(ctx, changed)
+    outage = ctx.outage
+    outage.next_step()
+    charged: dict[str, Changed] = {}  # notes charged an attempt for a transient failure
+
+    before: dict[str, InputRecord | None] = {}  # a note's record before a transient failure
+
+    def refund() -> None:
+        """The provider is down: the notes whose failures showed it are as if never tried."""
+        for rel in [r for r in outage.streak if r in charged]:
+            charged.pop(rel)
+            with ctx.state_lock:
+                old = before.pop(rel, None)
+                if old is None:
+                    ctx.state.inputs.pop(rel, None)
+                else:
+                    ctx.state.inputs[rel] = old
+                ctx.report.inputs[rel]["attempts"] = old.extract_attempts if old else 0
+                ctx.report.inputs[rel]["error"] += " (the provider looks down: no attempt used)"
+                ctx.save_state()
+
     while queue:
         batch = queue.pop(0)
-        ctx.rebind_model()
-        try:
-            result = extract_batch(ctx, batch, _edited(ctx, [rel for rel, _, _ in batch]))
-        except ModelError as exc:
-            # Not checkpointed and not counted: the notes count as changed again next run.
+        if outage.tripped:
             for rel, _, _ in batch:
-                ctx.report.inputs[rel] = {"status": "failed", "error": f"extraction: {exc}"}
+                ctx.report.inputs[rel] = {"status": "failed",
+                                          "error": f"extraction not attempted: "
+                                                   f"{outage.reason()}"}
                 ctx.reporter.advance("extract", rel)
-            for rest in queue:
-                for rel, _, _ in rest:
-                    ctx.report.inputs[rel] = {"status": "failed",
-                                              "error": f"extraction not attempted: {exc}"}
-                    ctx.reporter.advance("extract", rel)
-            ctx.report.errors.append(f"extraction stopped: {exc}")
-            return
-        except (LoopError, RemelinkError) as exc:
-            if len(batch) > 1:
-                queue[:0] = [[item] for item in batch]
-                continue
-            _extraction_failed(ctx, batch[0], exc)
             continue
-        ctx.report.warnings += [f"extraction: {n}" for n in result.notices]
-        ctx.report.warnings += [f"extraction: {p} (still wrong after the repair turns; left "
-                                "out)" for p in result.unresolved]
-        _record(ctx, batch, result)
-        unjudged = [item for item in batch if item[0] not in result.judged]
-        if len(batch) > 1:
-            queue[:0] = [[item] for item in unjudged]  # alone, each gets the model's attention
-        elif unjudged:
-            _extraction_failed(ctx, unjudged[0], _no_verdict(unjudged[0][0], result.unresolved))
+        ctx.rebind_model()
+        edited = _edited(ctx, [rel for rel, _, _ in batch])
+        items = batch
+        try:
+            result = extract_batch(ctx, batch, edited)
+        except ExtractionFailed as exc:
+            done = _salvage(ctx, batch, exc.partial, edited)
+            items = [item for item in batch if item[0] not in done]
+            cause: Exception = exc.cause
+        except (LoopError, ModelError, RemelinkError) as exc:
+            cause = exc
+        else:
+            outage.record(False)
+            ctx.report.warnings += [f"extraction: {n}" for n in result.notices]
+            ctx.report.warnings += [f"extraction: {p} (still wrong after the repair turns; "
+                                    "left out)" for p in result.unresolved]
+            _record(ctx, batch, result)
+            unjudged = [item for item in batch if item[0] not in result.judged]
+            if len(batch) > 1:
+                queue[:0] = [[item] for item in unjudged]  # alone, each gets attention
+            elif unjudged:
+                _extraction_failed(ctx, unjudged[0],
+                                   _no_verdict(unjudged[0][0], result.unresolved))
+            continue
+        if isinstance(cause, RunModelError):
+            raise cause  # auth, unknown model, quota: one line, exit 2
+        transient = isinstance(cause, ModelError) and cause.kind == TRANSIENT
+        label = items[0][0] if len(items) == 1 else f"batch of {len(items)}"
+        tripped = outage.record(transient, label, str(cause))
+        if not items:
+            continue
+        if len(items) > 1 and not tripped:
+            queue[:0] = [[item] for item in items]
+            continue
+        if tripped:
+            refund()
+            for rel, _, _ in items:
+                ctx.report.inputs[rel] = {"status": "failed",
+                                          "error": f"extraction: {cause} (the provider looks "
+                                                   "down: no attempt used)"}
+                ctx.reporter.advance("extract", rel)
+            continue
+        if transient:
+            rel = items[0][0]
+            charged[rel] = items[0]
+            record = ctx.state.inputs.get(rel)
+            before[rel] = None if record is None else replace(record, units=list(record.units))
+        _extraction_failed(ctx, items[0], cause)

@@ -7,6 +7,13 @@ accepted whole. Each page is read at the boundary (`answer.read_page`); unusable
 unknown buckets, paths that name no note of the batch and missing verdicts go back to the model
 as repair turns (`auto_dream.repair_turns`). What is still wrong after them is left out and
 reported; the notes it concerns have no verdict, so they stay pending and are retried alone.
+
+What a page costs is counted whatever happens next. An accepted page stays in the conversation
+only as a short summary (unit names and paths, verdicts), its repair turns dropped: the next
+page's request resends the notes, not what the model already answered. When a later page fails,
+the answered pages are not thrown away: `ExtractionFailed` carries them, and the notes they
+judged are checkpointed with their units (the model is asked to give all units of a note on the
+same page).
 """
 
 from __future__ import annotations
@@ -20,13 +27,17 @@ from remelink.agent import (
     Accept,
     Feedback,
     LoopError,
+    Transcript,
+    json_problem,
     parse_object,
+    quote,
     run_loop,
 )
 from remelink.dream.answer import Page, Verdict, judged, missing, read_page
 from remelink.dream.context import RunContext
+from remelink.errors import ModelError, RemelinkError
 from remelink.evidence import detect_language
-from remelink.models.base import Message, Usage
+from remelink.models.base import Message
 from remelink.tools.vault_tools import toolbox
 from remelink.units import Unit
 from remelink.vault.notes import Note
@@ -45,6 +56,17 @@ class BatchResult:
     judged: dict[str, Verdict]  # the notes of the batch with a verdict
     unresolved: list[str] = field(default_factory=list)  # problems left after the repairs
     notices: list[str] = field(default_factory=list)
+    pages: int = 0  # pages answered
+
+
+class ExtractionFailed(RemelinkError):
+    """A page of the batch failed (`cause`: a LoopError or ModelError) after `partial.pages`
+    pages were answered: what those pages gave is in `partial`."""
+
+    def __init__(self, cause: Exception, partial: BatchResult) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.partial = partial
 
 
 def material(note: Note) -> str:
@@ -69,8 +91,12 @@ class _PageJudge:
         self.answers += 1
         data = parse_object(text)
         if data is None or not any(k in data for k in ANSWER_KEYS):
-            return Feedback('Answer with one JSON object {"units": [...], "verdicts": [...], '
-                            '"more": false} and nothing else.', "no extraction object found")
+            broken = json_problem(text)
+            said = f"your answer was {quote(text)}" if text.strip() else "your answer was empty"
+            why = f"; its JSON is invalid: {broken}" if broken else ""
+            return Feedback(f'No extraction object found ({said}{why}). Answer with one JSON '
+                            'object {"units": [...], "verdicts": [...], "more": false} and '
+                            'nothing else.', f"no extraction object found ({said}{why})")
         page = read_page(data, self.paths)
         unjudged = [] if page.more else missing(
             self.paths, [*self.units.values(), *page.units], {**self.verdicts, **page.verdicts})
@@ -87,7 +113,8 @@ class _PageJudge:
 def extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]],
                   edited: dict[str, list[str]]) -> BatchResult:
     """Units and verdicts for `batch`. Raises LoopError when no page could be read at all,
-    ModelError when the model cannot be reached."""
+    ModelError when the model failed on the first page, ExtractionFailed (with what the
+    answered pages gave) when either happened on a later page."""
     paths = [rel for rel, _, _ in batch]
     text = "\n\n".join(material(note) for _, note, _ in batch)
     language = ctx.settings.language if ctx.settings.language != "auto" else \
@@ -104,38 +131,49 @@ def extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]],
     units: dict[str, Unit] = {}
     verdicts: dict[str, Verdict] = {}
     result = BatchResult([], {})
-    usage = Usage()
     for page_no in range(MAX_PAGES):
         judge = _PageJudge(paths, units, verdicts, dream.repair_turns, language)
         # The first page may read every note of the batch (a bounded number of reads a turn).
         reads = math.ceil(len(batch) / MAX_CALLS_PER_TURN) if page_no == 0 else 0
+        base = len(messages)
+        transcript = Transcript(messages=messages)
         try:
             page, transcript = run_loop(ctx.model, messages, tools, judge,
                                         max_steps=dream.max_steps + reads,
-                                        max_repairs=dream.repair_turns)
-        except LoopError as exc:  # what the failed conversation cost still counts
-            usage = usage + exc.transcript.usage
-            ctx.report.tokens_in += usage.prompt_tokens
-            ctx.report.tokens_out += usage.completion_tokens
-            raise
-        usage = usage + transcript.usage
+                                        max_repairs=dream.repair_turns, transcript=transcript)
+        except (LoopError, ModelError) as exc:
+            if not result.pages:
+                raise
+            result.units = list(units.values())
+            result.judged = judged(paths, result.units, verdicts)
+            raise ExtractionFailed(exc, result) from exc
+        finally:  # what the page cost counts, whatever happens next
+            with ctx.state_lock:
+                ctx.report.tokens_in += transcript.usage.prompt_tokens
+                ctx.report.tokens_out += transcript.usage.completion_tokens
+                ctx.report.extract_tokens_in += transcript.usage.prompt_tokens
         fresh = [u for u in page.units if u.id not in units]
         units.update((u.id, u) for u in fresh)
         verdicts.update(page.verdicts)
         result.unresolved = judge.left
+        result.pages += 1
         if not page.more or not page_size:
             break
         if not fresh:
             result.notices.append("extraction asked for another page but gave no new unit; "
                                   "stopped paging")
             break
+        # The page stays as a summary: the tool turns (reads) and a short answer; its repair
+        # turns and the full units go (they are in `units`, and cost every later page).
+        kept = [m for m in messages[base:] if m.get("role") == "tool" or m.get("tool_calls")]
+        messages[base:] = [*kept, {"role": "assistant", "content": prompts.extract_page_summary(
+            [(u.name, list(u.paths)) for u in page.units],
+            {p: v.verdict for p, v in page.verdicts.items()}, more=True)}]
         messages.append({"role": "user", "content": prompts.extract_continue_message(
             len(units), page_size, language=language)})
     else:
         result.notices.append(f"extraction still had more units after {MAX_PAGES} pages; the "
                               "notes without a verdict are retried alone")
-    ctx.report.tokens_in += usage.prompt_tokens
-    ctx.report.tokens_out += usage.completion_tokens
     result.units = list(units.values())
     result.judged = judged(paths, result.units, verdicts)
     return result

@@ -231,8 +231,11 @@ def _run(vault: Path, settings: Settings, model: ChatModel, options: DreamOption
     run_id = new_run_id()
     state = State.load(vault)
     state.track_tags = "auto_tag_step" in settings.auto_dream.steps
+    dream = settings.auto_dream
     report = RunReport(run_id=run_id, date=window.date if window else None,
-                       window=list(window.days) if window else [], dry_run=False)
+                       window=list(window.days) if window else [], dry_run=False,
+                       budget={"unit_tokens": dream.unit_tokens, "max_steps": dream.max_steps,
+                               "repair_turns": dream.repair_turns})
     audit = AuditLog(vault, run_id, enabled=True)
     for r in state.recover(vault):
         report.recovered.append(r.message)

@@ -37,10 +37,15 @@ class AssistantTurn:
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = field(default_factory=Usage)
+    # The answer was cut at the output limit (`finish_reason: length`): its text or its tool
+    # arguments are incomplete. The loop says so to the model instead of judging the pieces.
+    truncated: bool = False
+    # The model declined (OpenAI's `message.refusal`): its own words, shown when it is judged.
+    refusal: str | None = None
 
     def as_message(self) -> Message:
         """The turn as an assistant message to append to the conversation."""
-        msg: Message = {"role": "assistant", "content": self.text or ""}
+        msg: Message = {"role": "assistant", "content": self.text or self.refusal or ""}
         if self.tool_calls:
             msg["tool_calls"] = [
                 {"id": c.id, "type": "function",

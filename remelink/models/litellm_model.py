@@ -2,16 +2,24 @@
 
 Before the import the cost-map fetch and litellm's other network look-ups are switched off
 (`LITELLM_LOCAL_MODEL_COST_MAP`, `LITELLM_OFFLINE_MODE`): otherwise every process that imports
-it reaches for raw.githubusercontent.com, which costs up to ~5 s on a silent network. Retries
-are ours (litellm's `num_retries=0`), with exponential backoff and jitter on rate limits,
-timeouts, connection and server errors; auth and request errors fail at once with one line.
-A missing or refused key is an auth error whatever class litellm gives it (a missing OpenAI key
-arrives as an InternalServerError) and names the variable to set. `model_options` from the
-config (temperature, max_tokens, Ollama's num_ctx) go with every call.
+it reaches for raw.githubusercontent.com, which costs up to ~5 s on a silent network. The
+import itself (3-4 s of CPU) happens on the first call, never when the config is loaded, and
+its time is kept (`import_seconds`).
+
+Errors by kind (SPEC §7.2), decided in one place (`provider_errors.classify`): the loop and the
+dream steps see only `ModelError` (transient), `UnitModelError` and `RunModelError`, never litellm's
+classes. Transient failures (429, 5xx, timeouts, connection errors, an answer without choices
+or without anything in it) are retried here (litellm's `num_retries=0`) with exponential
+backoff and jitter, or after the provider's Retry-After when it gives one, up to
+`retry_after_max`; a longer Retry-After fails the call at once with that reason. A missing or
+refused key is an auth error whatever class litellm gives it (a missing OpenAI key arrives as an
+InternalServerError) and names the variable to set. `model_options` from the config
+(temperature, max_tokens, Ollama's num_ctx) go with every call.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -20,32 +28,38 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from remelink.config import Settings
-from remelink.errors import ConfigError, ModelError
+from remelink.errors import (
+    RUN,
+    TRANSIENT,
+    UNIT,
+    ConfigError,
+    ModelError,
+    RunModelError,
+    UnitModelError,
+)
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec, Usage
+from remelink.models.provider_errors import Failure, classify, retry_after, short
 
 _litellm: Any = None
+import_seconds: float | None = None  # how long the first `import litellm` took (None: not yet)
 
 
 def _import_litellm() -> Any:
-    global _litellm
+    global _litellm, import_seconds
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+        started = time.perf_counter()
         try:
             import litellm
         except ImportError:
-            raise ModelError("the LLM engine needs litellm: pip install 'remelink[llm]' "
-                             "(or use model: local)") from None
+            raise RunModelError("the LLM engine needs litellm: pip install 'remelink[llm]' "
+                                "(or use model: local)") from None
+        import_seconds = time.perf_counter() - started
         litellm.telemetry = False
         litellm.suppress_debug_info = True
         _litellm = litellm
     return _litellm
-
-
-def _retryable(litellm: Any) -> tuple[type[BaseException], ...]:
-    names = ("RateLimitError", "APIConnectionError", "Timeout", "ServiceUnavailableError",
-             "InternalServerError", "APIError")
-    return tuple(getattr(litellm, n) for n in names if isinstance(getattr(litellm, n, None), type))
 
 
 def _wire_messages(messages: Sequence[Message]) -> list[Message]:
@@ -59,12 +73,13 @@ def _wire_messages(messages: Sequence[Message]) -> list[Message]:
 
 
 _OLLAMA = ("ollama/", "ollama_chat/")
-# What a missing or refused key looks like in the message, whatever the exception class.
-_AUTH_RE = re.compile(r"missing credentials|api[_ ]key|invalid (?:x-)?api|incorrect api|"
-                      r"unauthori[sz]ed|authentication|permission denied|\b401\b|\b403\b", re.I)
 
 
 class LiteLLMModel:
+    # Tagging: nodes per request, their text in the prompt (one turn for eight nodes instead
+    # of a read and an answer for each).
+    tag_batch = 8
+
     def __init__(self, model: str, settings: Settings, *,
                  sleep: Callable[[float], None] = time.sleep,
                  extra: dict[str, Any] | None = None) -> None:
@@ -82,7 +97,6 @@ class LiteLLMModel:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantTurn:
         litellm = _import_litellm()
-        retryable = _retryable(litellm)
         kwargs: dict[str, Any] = {
             "model": self.name,
             "messages": _wire_messages(messages),
@@ -96,56 +110,57 @@ class LiteLLMModel:
         if self.settings.api_base:
             kwargs["api_base"] = self.settings.api_base
         attempts = self.settings.retries + 1
+        spent = Usage()  # answers that were no answer still cost what the provider charged
         for attempt in range(1, attempts + 1):
             try:
                 response = litellm.completion(**kwargs)
-                return _to_turn(response)
-            except retryable as exc:
-                if _is_auth(exc):  # no retry: the key will not appear by waiting
-                    raise ModelError(f"{self.name}: authentication failed: {_short(exc)}",
-                                     hint=_key_hint(litellm, self.name)) from None
-                if attempt >= attempts:
-                    raise ModelError(f"{self.name}: {type(exc).__name__} after {attempt} "
-                                     f"attempt(s): {_short(exc)}") from None
-                self.sleep(_backoff(attempt, exc))
             except Exception as exc:
-                if _is_auth(exc):
-                    raise ModelError(f"{self.name}: authentication failed: {_short(exc)}",
-                                     hint=_key_hint(litellm, self.name)) from None
-                raise ModelError(f"{self.name}: {type(exc).__name__}: {_short(exc)}",
-                                 hint=_hint(exc)) from None
+                failure = classify(exc)
+                if failure.kind != TRANSIENT or attempt >= attempts:
+                    raise self._error(litellm, failure, exc, attempt, spent) from None
+                wait = retry_after(exc)
+                cap = self.settings.retry_after_max
+                if wait is not None and wait > cap:
+                    raise ModelError(
+                        f"{self.name}: {failure.what}; the provider asked to wait {wait:g} s "
+                        f"before a retry, longer than retry_after_max ({cap:g} s): "
+                        f"{short(exc)}",
+                        hint="rerun later, or raise retry_after_max",
+                        prompt_tokens=spent.prompt_tokens,
+                        completion_tokens=spent.completion_tokens) from None
+                self.sleep(wait if wait is not None else _backoff(attempt))
+                continue
+            turn, problem = _to_turn(response)
+            spent = spent + turn.usage
+            if problem == "content_filter":
+                raise UnitModelError(
+                    f"{self.name}: the provider's content filter stopped the answer",
+                    prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens)
+            if problem is None:
+                return AssistantTurn(text=turn.text, tool_calls=turn.tool_calls, usage=spent,
+                                     truncated=turn.truncated, refusal=turn.refusal)
+            if attempt >= attempts:
+                raise ModelError(f"{self.name}: {problem} after {attempt} attempt(s)",
+                                 prompt_tokens=spent.prompt_tokens,
+                                 completion_tokens=spent.completion_tokens)
+            self.sleep(_backoff(attempt))
         raise ModelError(f"{self.name}: no response")  # pragma: no cover - loop always returns
 
-
-def _backoff(attempt: int, exc: BaseException) -> float:
-    retry_after = None
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is not None:
-        try:
-            retry_after = float(headers.get("retry-after"))
-        except (TypeError, ValueError):
-            retry_after = None
-    base = min(30.0, 0.5 * 2 ** (attempt - 1))
-    return retry_after if retry_after is not None and 0 <= retry_after <= 60 else \
-        base * (0.5 + random.random() / 2)
+    def _error(self, litellm: Any, failure: Failure, exc: BaseException, attempt: int,
+               spent: Usage) -> ModelError:
+        """The failure as the error of its kind, one line, naming what to do."""
+        cls = {RUN: RunModelError, UNIT: UnitModelError}.get(failure.kind, ModelError)
+        hint = failure.hint
+        if failure.what == "authentication failed":
+            hint = _key_hint(litellm, self.name)
+        tries = f" after {attempt} attempt(s)" if failure.kind == TRANSIENT else ""
+        return cls(f"{self.name}: {failure.what}{tries}: {short(exc)}", hint=hint,
+                   prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens)
 
 
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300] + ("..." if len(text) > 300 else "")
-
-
-def _is_auth(exc: BaseException) -> bool:
-    name = type(exc).__name__
-    if "Authentication" in name or "PermissionDenied" in name:
-        return True
-    if getattr(exc, "status_code", None) in (401, 403):
-        return True
-    # Rate limits and context errors mention keys and tokens too; they are not auth errors.
-    if "RateLimit" in name or "ContextWindow" in name:
-        return False
-    return bool(_AUTH_RE.search(str(exc)))
+def _backoff(attempt: int) -> float:
+    base = min(30.0, 0.5 * 2.0 ** (attempt - 1))
+    return base * (0.5 + random.random() / 2)
 
 
 def _key_hint(litellm: Any, model: str) -> str:
@@ -164,41 +179,40 @@ def _key_hint(litellm: Any, model: str) -> str:
            "OPENAI_API_KEY for openai/ models)"
 
 
-def _hint(exc: BaseException) -> str | None:
-    name = type(exc).__name__
-    if "ContextWindow" in name:
-        return "the conversation no longer fits the model's context window; use a model with a " \
-               "larger one (for Ollama raise model_options.num_ctx), or lower " \
-               "auto_dream.max_steps"
-    if "NotFound" in name or "BadRequest" in name:
-        return "check the model id and api_base"
-    return None
-
-
 def _get(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
 
 
-def _to_turn(response: Any) -> AssistantTurn:
+def _to_turn(response: Any) -> tuple[AssistantTurn, str | None]:
+    """The response as a turn, and what makes it no answer at all (None when it is one):
+    no choices, no message, nothing in the message, or the provider's content filter."""
+    usage = _get(response, "usage")
+    spent = Usage(int(_get(usage, "prompt_tokens") or 0),
+                  int(_get(usage, "completion_tokens") or 0)) if usage else Usage()
     choices = _get(response, "choices") or []
     if not choices:
-        raise ModelError("model returned no choices")
+        return AssistantTurn(usage=spent), "the provider answered without choices"
     message = _get(choices[0], "message")
+    finish = _get(choices[0], "finish_reason")
+    if message is None:
+        return AssistantTurn(usage=spent), "the provider answered without a message"
     text = _get(message, "content")
+    refusal = _get(message, "refusal")
     calls = []
     for i, call in enumerate(_get(message, "tool_calls") or []):
         fn = _get(call, "function")
         args = _get(fn, "arguments")
         if not isinstance(args, str):
-            import json
-
             args = json.dumps(args if args is not None else {}, ensure_ascii=False)
         calls.append(ToolCall(id=str(_get(call, "id") or f"call_{i}"),
                               name=str(_get(fn, "name") or ""), arguments=args))
-    usage = _get(response, "usage")
-    return AssistantTurn(
-        text=text if isinstance(text, str) else None,
-        tool_calls=tuple(calls),
-        usage=Usage(int(_get(usage, "prompt_tokens") or 0),
-                    int(_get(usage, "completion_tokens") or 0)) if usage else Usage(),
-    )
+    turn = AssistantTurn(
+        text=text if isinstance(text, str) else None, tool_calls=tuple(calls), usage=spent,
+        truncated=finish == "length",
+        refusal=refusal if isinstance(refusal, str) and refusal.strip() else None)
+    if finish == "content_filter" and not calls and not (turn.text or "").strip():
+        return turn, "content_filter"
+    if not calls and not (turn.text or "").strip() and turn.refusal is None and \
+            not turn.truncated:
+        return turn, "the model gave an empty answer"
+    return turn, None

@@ -50,22 +50,21 @@ class _Args(BaseModel):
 
 class NodeSearchArgs(_Args):
     query: str = Field(min_length=1, max_length=4000,
-                       description="Plain words: triggers, nouns, synonyms, names. "
-                                   "Not query syntax.")
-    limit: int = Field(20, ge=1, le=100, description="How many nodes to return (1-100).")
+                       description="Plain words (not query syntax).")
+    limit: int = Field(20, ge=1, le=100, description="1-100, default 20.")
     bucket: Literal["procedure", "personal", "wiki"] | None = Field(
-        None, description="Only this bucket (default: all buckets).")
+        None, description="Only this bucket (default: all).")
 
 
 class ReadArgs(_Args):
     path: str = Field(min_length=1, max_length=1000,
-                      description="Workspace-relative path, e.g. digest/wiki/x.md")
-    start_line: int | None = Field(None, ge=1, description="First line (1-based).")
-    end_line: int | None = Field(None, ge=1, description="Last line (inclusive).")
+                      description="e.g. digest/wiki/x.md")
+    start_line: int | None = Field(None, ge=1, description="1-based.")
+    end_line: int | None = Field(None, ge=1, description="Inclusive.")
 
 
 class PathArgs(_Args):
-    path: str = Field(min_length=1, max_length=1000, description="Workspace-relative path.")
+    path: str = Field(min_length=1, max_length=1000)
 
 
 def _metadata_keys(value: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -95,12 +94,12 @@ def _check_values(value: Any, where: str) -> None:
 
 class WriteArgs(_Args):
     path: str = Field(min_length=1, max_length=1000,
-                      description="digest/<unit bucket>/<slug>.md, a new node.")
-    name: str = Field(min_length=1, max_length=MAX_NAME, description="Node title.")
+                      description="digest/<unit bucket>/<slug>.md")
+    name: str = Field(min_length=1, max_length=MAX_NAME, description="Title.")
     description: str = Field(min_length=1, max_length=MAX_DESCRIPTION,
-                             description="One sentence saying what the node holds.")
+                             description="One sentence: what the node holds.")
     content: str = Field(min_length=1, max_length=MAX_CONTENT,
-                         description="The markdown body (no frontmatter), with ## Sources.")
+                         description="Markdown body with ## Sources, no frontmatter.")
     metadata: dict[str, Any] | None = Field(
         None, description="Other frontmatter keys, e.g. {\"kind\": \"procedure\"}.")
 
@@ -108,16 +107,16 @@ class WriteArgs(_Args):
 
 
 class EditArgs(_Args):
-    path: str = Field(min_length=1, max_length=1000, description="The node to edit.")
+    path: str = Field(min_length=1, max_length=1000)
     old: str = Field(min_length=1, max_length=MAX_CONTENT,
-                     description="Exact text of the body that occurs exactly once.")
-    new: str = Field(max_length=MAX_CONTENT, description="Replacement text.")
+                     description="Exact body text occurring once.")
+    new: str = Field(max_length=MAX_CONTENT)
 
 
 class FrontmatterUpdateArgs(_Args):
-    path: str = Field(min_length=1, max_length=1000, description="The node to update.")
+    path: str = Field(min_length=1, max_length=1000)
     metadata: dict[str, Any] = Field(min_length=1,
-                                     description="Keys to set; name/description may not be empty.")
+                                     description="Keys to set.")
 
     _check_keys = field_validator("metadata")(_metadata_keys)
 
@@ -428,17 +427,13 @@ class VaultTools:
 
 
 DESCRIPTIONS = {
-    "node_search": "Find existing digest nodes (all buckets) by plain words. Returns score, path, "
-                   "name and description of each hit, never bodies. Broad recall: limit 20-30.",
-    "read": "Read a note (frontmatter included), optionally a line range. Bounded output; a "
-            "note says how to continue.",
-    "frontmatter_read": "Read the frontmatter values of a note, as YAML.",
-    "write": "Create a NEW node digest/<unit bucket>/<slug>.md. To update an existing node use "
-             "edit: a write over it must keep every line, link and Sources sentence it had.",
-    "edit": "Update a node's body: replace `old` (exact text occurring once) with `new`. "
-            "Updates insert: keep every existing line, link and Sources sentence in `new`.",
-    "frontmatter_update": "Merge keys into a node's frontmatter (name/description may change but "
-                          "not become empty).",
+    "node_search": "Find digest nodes by words: path, name, description of each hit.",
+    "read": "Read a note (with frontmatter), or a line range of it.",
+    "frontmatter_read": "A note's frontmatter values, as YAML.",
+    "write": "Create a new node. Update an existing one with edit.",
+    "edit": "Replace `old` in a node's body with `new`; an update keeps every line it had.",
+    "frontmatter_update": "Merge keys into a node's frontmatter (name and description stay "
+                          "non-empty).",
 }
 
 

@@ -76,7 +76,8 @@ def dummy_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def provider_world(tmp_path: Path) -> Iterator[tuple[World, Provider]]:
     w = world(tmp_path)
     srv = Provider(w.settings())
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     try:
         yield w, srv
