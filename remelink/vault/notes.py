@@ -44,6 +44,10 @@ class Note:
     def render(self) -> bytes:
         return ((BOM if self.bom else "") + self.text).encode("utf-8")
 
+    def with_text(self, text: str) -> Note:
+        """The same note with new content; the BOM and path are kept."""
+        return parse_text(self.path, text, bom=self.bom)
+
     @property
     def line_count(self) -> int:
         return count_lines(self.text)
