@@ -52,7 +52,7 @@ test-fast: $(MCP_STAMP)      ## the edit loop: everything but the slow tier (tes
 test-shipped: $(STAMP)       ## the default configuration as installed: the embedder loaded (also in `test`)
 	$(PY) -m pytest -q -m shipped
 
-lint: $(STAMP)
+lint: $(LLM_STAMP) $(MCP_STAMP) ## ruff, then mypy over the code as installed with its extras (the MCP server types against the SDK)
 	$(BIN)/ruff check remelink tests bench
 	$(BIN)/mypy
 
