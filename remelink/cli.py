@@ -232,6 +232,8 @@ def search_cmd(
     root, settings = _open_vault(vault)
     result = search(root, settings, query, limit=limit, since=since, until=until,
                     folder=folder, links=not no_links)
+    for warning in result.warnings:
+        _err(f"warning: {warning}")
     for notice in result.notices:
         _err(f"note: {notice}")
     if json_out:

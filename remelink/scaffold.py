@@ -110,6 +110,7 @@ GITIGNORE_LINES = (
     "passages.lock",  # the passage index writers' lock (remelink search)
     "passages.new-*/",  # a passage index rebuild in progress, or left by one that died
     "passages.old-*/",
+    "passages.tampered-*",  # a tampered passage index, moved aside (never followed) and rebuilt
     "lock",          # the vault lock of dream run and integrate
     "state.journal",  # checkpoint records since the last full save of state.json
     "*.tmp",         # atomic writes in progress (.remelink-tmp-*.tmp)

@@ -95,6 +95,7 @@ def test_init_adds_missing_lines_to_an_older_gitignore(tmp_path: Path) -> None:
     assert result.stdout == ("updated .remelink/.gitignore: added index.new-*/, index.old-*/, "
                              "index.tampered-*, "
                              "index.lock, passages.lock, passages.new-*/, passages.old-*/, "
+                             "passages.tampered-*, "
                              "state.journal, cron.log\n")
     assert cli("init", str(tmp_path)).stdout.endswith("nothing to create\n")
 

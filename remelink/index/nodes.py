@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from remelink.errors import NoteError
-from remelink.vault.boundary import read_prefix
+from remelink.vault.boundary import hidden_inside, read_prefix
 from remelink.vault.notes import BOM, decode, parse_text
 from remelink.vault.paths import BUCKETS, nfc
 
@@ -114,8 +114,9 @@ def scan_digest(root: Path, digest: str, suffixes: tuple[str, ...] = (".md",)
                     continue
                 elif entry.is_symlink() and name.endswith(suffixes):
                     real = os.path.realpath(entry.path)
-                    if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
-                        continue
+                    if not real.startswith(root_real + os.sep) or not os.path.isfile(real) \
+                            or hidden_inside(root_real, real):
+                        continue  # outside, or into .remelink/ or .git/: never indexed
                     st = os.stat(real)
                     disk = real  # read through the checked target: reads never follow links
                 else:
@@ -151,7 +152,7 @@ def stat_one(root: Path, rel: str) -> FileStat | None:
         return None
     root_real = os.path.realpath(root)
     real = os.path.realpath(path)
-    if not real.startswith(root_real + os.sep):
+    if not real.startswith(root_real + os.sep) or hidden_inside(root_real, real):
         return None
     return FileStat(real, st.st_mtime_ns, st.st_size)  # the checked target (see read_bytes)
 

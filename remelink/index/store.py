@@ -134,6 +134,9 @@ class IndexStore:
         self._index_id: str | None = None
         self._manifest: Manifest | None = None
         self._lock_depth = 0
+        # Every warning of a rebuild (a tampered folder moved aside), also those of rebuilds
+        # that operations returning no stats ran (`update`): an owner may drain it.
+        self.warned: list[str] = []
 
     # -- the hooks an index over other files replaces ----------------------------------------
     def scan(self) -> dict[str, FileStat]:
@@ -452,6 +455,7 @@ class IndexStore:
         except BaseException:
             _remove_tree(self.vault, tmp)
             raise
+        self.warned.extend(warnings)
         problem = self.open()
         if problem is not None:
             raise RemelinkError(f"the rebuilt {what} does not open: {problem}",
@@ -483,7 +487,9 @@ class IndexStore:
                 own.folder(self.vault, parent, create=True) as dfd:
             old = None
             if why is not None:
-                aside = own.move_aside(self.vault, self.DIR)
+                # Aside into .remelink/ itself: a folder moved aside inside another index's
+                # folder would make that index look tampered with in turn.
+                aside = own.move_aside(self.vault, self.DIR, into=MARKER_DIR)
                 warnings.append(f"{self.DIR} was tampered with ({why}); moved it aside to "
                                 f"{aside} (never followed) and rebuilt the {self.WHAT}")
             elif os.path.lexists(self.directory):

@@ -9,15 +9,21 @@ every value of the type it must have; anything else is skipped.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from remelink.config import Settings
+from remelink.decoding import scrub_text
+from remelink.errors import RemelinkError
 from remelink.vault.paths import MARKER_DIR, normalize_relpath
 
 RUNS_DIR = f"{MARKER_DIR}/runs"
 RUN_BYTES = 20 * 1024 * 1024  # a run file larger than this is not read
+MAX_FILES = 200  # run files looked at, newest first (runs that changed nothing are skipped)
+LINE_CHARS = 1 << 20  # a record longer than this is not parsed
+PATH_CHARS = 1000
 PER_KIND = 25  # entries listed per kind and run
 _RUN_ID = re.compile(r"^(\d{8})T(\d{6})[A-Za-z0-9._-]{0,80}$")
 KINDS = {"CREATE": "created", "CORRECT": "corrected", "REFINE": "updated",
@@ -42,39 +48,66 @@ class Run:
 
 
 def _text(value: object, limit: int = 300) -> str:
-    return " ".join(value.split())[:limit] if isinstance(value, str) else ""
+    return " ".join(scrub_text(value).split())[:limit] if isinstance(value, str) else ""
+
+
+def _run_files(vault: Path) -> list[str]:
+    """The names of the run files, newest first: listed from the real folder `.remelink/runs`
+    (reached without following a link; a link or a file there is a one-line refusal), at
+    most MAX_FILES of them."""
+    from remelink.vault import own
+
+    try:
+        with own.folder(vault, RUNS_DIR) as dfd:
+            names = os.listdir(dfd)
+    except FileNotFoundError:
+        return []
+    except own.Unsafe as exc:
+        raise own.refusal(exc) from None
+    except OSError:
+        return []
+    runs = sorted((n for n in names if n.endswith(".jsonl") and _RUN_ID.match(n[:-6])),
+                  reverse=True)
+    return runs[:MAX_FILES]
+
+
+def _records(vault: Path, name: str) -> list[object] | None:
+    """The records of one run file (None: not read), each line parsed as JSON; a line that is
+    not JSON, too deep or too long is None. Through the boundary: a link, FIFO or device
+    is never opened, at most RUN_BYTES are read."""
+    from remelink.vault import own
+
+    try:
+        data = own.read(vault, f"{RUNS_DIR}/{name}", limit=RUN_BYTES)
+    except (OSError, RemelinkError):
+        return None
+    out: list[object] = []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        if len(line) > LINE_CHARS:
+            out.append(None)
+            continue
+        try:
+            out.append(json.loads(line))
+        except (ValueError, RecursionError):
+            out.append(None)
+    return out
 
 
 def recent_runs(vault: Path, settings: Settings, count: int) -> list[Run]:
-    from remelink.vault.boundary import read_file, vault_real
-
-    folder = vault / RUNS_DIR
-    try:
-        names = sorted((e.name for e in folder.iterdir() if e.name.endswith(".jsonl")),
-                       reverse=True)
-    except OSError:
-        return []
     out: list[Run] = []
-    root_real = vault_real(vault)
     digest = settings.folders.digest + "/"
-    for name in names:
+    for name in _run_files(vault):
         run_id = name[: -len(".jsonl")]
         m = _RUN_ID.match(run_id)
         if m is None:
             continue
         d, t = m.group(1), m.group(2)
         run = Run(run_id, f"{d[:4]}-{d[4:6]}-{d[6:]} {t[:2]}:{t[2:4]} UTC")
-        try:
-            got = read_file(folder / name, root_real=root_real, limit=RUN_BYTES,
-                            rel=f"{RUNS_DIR}/{name}")
-        except Exception:
+        records = _records(vault, name)
+        if records is None:
             continue
-        if got.data is None:
-            continue
-        for line in got.data.decode("utf-8", errors="replace").splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:
+        for rec in records:
+            if rec is None:
                 run.skipped_records += 1
                 continue
             if not isinstance(rec, dict) or rec.get("dry_run") is True:
@@ -82,22 +115,28 @@ def recent_runs(vault: Path, settings: Settings, count: int) -> list[Run]:
             if rec.get("status") == "failed":
                 run.failed += 1
                 continue
-            kind = KINDS.get(str(rec.get("action")))
+            action = rec.get("action")
+            kind = KINDS.get(action) if isinstance(action, str) else None
             if rec.get("status") != "done" or kind is None or rec.get("changed") is False:
                 continue
+            raw_target = rec.get("target")
             try:
-                target = normalize_relpath(str(rec.get("target") or ""))
-            except Exception:
+                if not isinstance(raw_target, str) or len(raw_target) > PATH_CHARS:
+                    raise ValueError(raw_target)
+                target = normalize_relpath(scrub_text(raw_target))
+            except (ValueError, RemelinkError):
                 run.skipped_records += 1
                 continue
-            if not target.startswith(digest) or not target.endswith(".md"):
+            if not target.startswith(digest) or not target.endswith(".md") or \
+                    any(p.startswith(".") for p in target.split("/")):
                 run.skipped_records += 1
                 continue
             raw = rec.get("paths")
-            sources = [p for p in raw if isinstance(p, str)][:5] if isinstance(raw, list) \
-                else []
+            sources = [_text(p, PATH_CHARS) for p in raw[:5] if isinstance(p, str)] \
+                if isinstance(raw, list) else []
             run.changes.setdefault(kind, []).append(
-                Change(target, _text(rec.get("name")), _text(rec.get("note")), sources))
+                Change(target, _text(rec.get("name")), _text(rec.get("note")),
+                       [p for p in sources if p]))
         if run.changes or run.failed:
             out.append(run)
         if len(out) >= count:

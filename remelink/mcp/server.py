@@ -134,6 +134,14 @@ def _tool_error(exc: BaseException) -> Exception:
                      f"{' '.join(str(exc).split())[:300]}")
 
 
+def _log_warnings(memory: Memory) -> None:
+    """A person's warnings (a tampered index moved aside) to stderr, the server's log."""
+    import sys
+
+    while memory.warnings:
+        print(f"remelink mcp: warning: {memory.warnings.pop(0)}", file=sys.stderr, flush=True)
+
+
 def build_server(vault: Path, settings: Settings, memory: Memory | None = None) -> Any:
     """The MCPServer with the memory's tools (`remember` only when `mcp.remember` is on)."""
     from mcp.server.mcpserver import MCPServer
@@ -152,6 +160,8 @@ def build_server(vault: Path, settings: Settings, memory: Memory | None = None) 
             return result
         except Exception as exc:  # every failure is a one-line tool error, never a crash
             raise _tool_error(exc) from None
+        finally:
+            _log_warnings(mem)
 
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 

@@ -14,7 +14,8 @@ from datetime import date, datetime
 from pathlib import Path
 
 from remelink.config import Settings
-from remelink.errors import NoteError, RemelinkError, SandboxError, UsageError
+from remelink.decoding import scrub_text
+from remelink.errors import NoteError, SandboxError, UsageError
 from remelink.index import NodeIndex
 from remelink.search import MAX_LIMIT, PassageIndex, search
 from remelink.search.expand import cut
@@ -47,6 +48,9 @@ class Memory:
         self.passages = PassageIndex(self.vault, self.settings, recheck=RECHECK)
         self.nodes = NodeIndex(self.vault, self.settings)
         self._nodes_checked = -1e18
+        # For a person, not the model: a tampered index folder moved aside and rebuilt. The
+        # server writes them to its stderr (the client's log of the server).
+        self.warnings: list[str] = []
 
     def close(self) -> None:
         self.passages.close()
@@ -72,6 +76,7 @@ class Memory:
             limit = MAX_LIMIT
         result = search(self.vault, self.settings, query, limit=limit, since=since,
                         until=until, folder=folder or None, links=links, index=self.passages)
+        self.warnings.extend(result.warnings)
         if not result.hits:
             return note + f"No note matches {query.strip()[:200]!r}."
         blocks = [hit_text(h) for h in result.hits]
@@ -100,6 +105,8 @@ class Memory:
             self._nodes_checked = now
         hits = self.nodes.search(query, limit=limit, bucket=bucket or None, refresh=False)
         self.nodes.notices.clear()  # index notices are for the CLI's stderr, not the model
+        self.warnings.extend(self.nodes.warnings)
+        self.nodes.warnings.clear()
         if not hits:
             return f"No digest node matches {query.strip()[:200]!r}."
         lines = [f"[{h.score:.2f}] {h.path}\n  name: {h.name}\n  description: "
@@ -108,16 +115,23 @@ class Memory:
 
     # -- read --------------------------------------------------------------------------------
     def read(self, path: str, start_line: int | None = None, end_line: int | None = None) -> str:
-        from remelink.vault.boundary import read_file, vault_real
+        import os
+
+        from remelink.vault.boundary import hidden_inside, read_file, vault_real
         from remelink.vault.notes import decode
         from remelink.vault.paths import disk_path
 
-        rel = normalize_relpath(path)
+        rel = normalize_relpath(scrub_text(path))
         if any(part.startswith(".") for part in rel.split("/")):
             raise SandboxError(f"{rel}: {MARKER_DIR}/ and hidden files are not notes; not read")
+        disk = disk_path(self.vault, rel)
+        root_real = vault_real(self.vault)
+        if hidden_inside(root_real, os.path.realpath(disk)):
+            raise SandboxError(f"{rel}: a link into {MARKER_DIR}/ or a hidden file is not a "
+                               "note; not read")
         try:
-            got = read_file(disk_path(self.vault, rel), root_real=vault_real(self.vault),
-                            limit=self.settings.max_note_bytes, rel=rel)
+            got = read_file(disk, root_real=root_real, limit=self.settings.max_note_bytes,
+                            rel=rel)
         except FileNotFoundError:
             raise NoteError("file not found", path=rel,
                             hint="use search or node_search to find a path") from None
@@ -166,6 +180,7 @@ class Memory:
 
     # -- remember ----------------------------------------------------------------------------
     def remember(self, title: str, text: str, today: date | None = None) -> str:
+        title, text = scrub_text(title or ""), scrub_text(text or "")  # lone surrogates
         if not title or not title.strip():
             raise UsageError("title is empty: give the note a short title")
         if not text or not text.strip():
@@ -182,6 +197,7 @@ class Memory:
                    f"created: {stamp}\n---\n# {title}\n\n{text.strip()}\n")
         rel = write_new(self.vault, folder, slug, content)
         self.passages.update([rel])  # searchable now, not at the next check
+        self.warnings.extend(self.passages.take_warnings())
         return (f"Saved {rel}. It is a raw note: the next `remelink dream run` integrates it "
                 "into the digest; search finds it now.")
 
@@ -193,24 +209,14 @@ def _yaml_str(text: str) -> str:
 
 
 def write_new(vault: Path, folder: str, slug: str, content: str) -> str:
-    """Create `folder/slug.md` (or `slug-2.md`, ...) with `content`: never over an existing
-    file, never through a symlink, folders created as needed (the vault boundary's exclusive
-    create). Returns the workspace path written."""
-    from remelink.errors import filesystem_error
+    """Create `folder/slug.md` (or `slug-2.md`, ...) with `content`, through the vault
+    boundary (`own.publish`): the whole note or nothing (a temp file created exclusively,
+    fsynced, then linked into place), never over an existing entry of any kind, never through
+    a symlinked folder, folders created as needed. Returns the workspace path written."""
     from remelink.vault import own
 
     for n in range(1, 1000):
         rel = f"{folder}/{slug}.md" if n == 1 else f"{folder}/{slug}-{n}.md"
-        try:
-            own.create(vault, rel, content)
-        except FileExistsError:
-            continue
-        except RemelinkError:
-            raise
-        except OSError as exc:
-            refused = filesystem_error(exc, path=rel, root=vault)
-            if refused is not None:
-                raise refused from None
-            raise
-        return rel
+        if own.publish(vault, rel, content):
+            return rel
     raise UsageError(f"{folder}/ already holds 999 notes named {slug}*; choose another title")

@@ -16,6 +16,7 @@ class SearchResult:
     query: str
     hits: list[Expanded]
     notices: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # a tampered index moved aside
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "hits": [h.to_json() for h in self.hits]}
@@ -34,7 +35,7 @@ def search(vault: Path, settings: Settings, query: str, *, limit: int = DEFAULT_
         expanded = [expand(idx, h, links=links) for h in hits]
         notices = idx.notices[before:]
         del idx.notices[before:]
-        return SearchResult(query, expanded, notices)
+        return SearchResult(query, expanded, notices, idx.take_warnings())
     finally:
         if own:
             idx.close()

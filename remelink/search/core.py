@@ -179,6 +179,14 @@ class PassageIndex:
         self._store.close()
 
     @_synchronized
+    def take_warnings(self) -> list[str]:
+        """The warnings of the rebuilds since the last call (a tampered folder moved aside
+        and rebuilt: one line each, for a person), and forget them."""
+        out = list(self._store.warned)
+        self._store.warned.clear()
+        return out
+
+    @_synchronized
     def refresh(self) -> RefreshStats:
         stats = self._store.refresh()
         self._checked = time.monotonic()

@@ -12,15 +12,19 @@ Every bound holds whatever the vault holds, so a call's size is bounded (docs/se
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from remelink.errors import NoteError
+from remelink.config import Settings
+from remelink.errors import NoteError, RemelinkError
 from remelink.search.core import Hit, NoteInfo, PassageIndex
 from remelink.search.passages import SOURCES_RE, sections
+from remelink.search.reading import folder_of
 from remelink.vault import links as wl
+from remelink.vault.boundary import hidden_inside, vault_real
 from remelink.vault.notes import Note, read_note
+from remelink.vault.paths import normalize_relpath
 
 PASSAGE_CHARS = 1500
 DESCRIPTION_CHARS = 200
@@ -116,17 +120,35 @@ def _neighbour(info: NoteInfo, anchor: str | None = None) -> Neighbour:
                      cut(info.description, DESCRIPTION_CHARS)[0], anchor)
 
 
-def _read(vault: Path, rel: str, max_bytes: int) -> Note | None:
+def note_path(rel: str, settings: Settings) -> str | None:
+    """`rel` when it names a note search may quote: a plain workspace path (no `..`, nothing
+    absolute) in daily/, resource/ or digest/, through no hidden folder. Paths come from the
+    index (derived data, which a tampered `.remelink/` may forge) and from links a note
+    writes (`[[daily/../.env#L1-L9]]` in a crafted node's Sources would otherwise quote the
+    vault's `.env` or `.remelink/` files, which `read` refuses)."""
     try:
-        return read_note(vault, rel, max_bytes=max_bytes)
+        clean = normalize_relpath(rel)
+    except RemelinkError:
+        return None
+    if any(p.startswith(".") for p in clean.split("/")):
+        return None
+    return clean if folder_of(clean, settings) is not None else None
+
+
+def _read(index: PassageIndex, rel: str) -> Note | None:
+    clean = note_path(rel, index.settings)
+    if clean is None or hidden_inside(vault_real(index.vault),
+                                      os.path.realpath(index.vault / clean)):
+        return None
+    try:
+        return read_note(index.vault, clean, max_bytes=index.settings.max_note_bytes)
     except NoteError:
         return None
 
 
 def expand(index: PassageIndex, hit: Hit, *, links: bool = True) -> Expanded:
-    vault, settings = index.vault, index.settings
     info = index.note(hit.path)
-    note = _read(vault, hit.path, settings.max_note_bytes)
+    note = _read(index, hit.path)
     lines = note.text.splitlines() if note is not None else []
     text, was_cut = cut("\n".join(lines[hit.start - 1:hit.end]), PASSAGE_CHARS)
     out = Expanded(hit, info.name if info else "", cut(info.description if info else "",
@@ -166,7 +188,7 @@ def sources(index: PassageIndex, note: Note) -> list[Cited]:
         for link in wl.dedupe(wl.parse_links(text, section.lines[0][0])):
             target = index.resolve(link.target)
             path = target.path if target else link.target.strip()
-            if path.split("/", 1)[0] not in folders:
+            if path.split("/", 1)[0] not in folders or note_path(path, index.settings) is None:
                 continue
             says = wl.LINK_RE.sub(lambda m: m.group(4) or m.group(2).strip(),
                                   by_line.get(link.line, "")).strip(" -*>\t")
@@ -182,7 +204,7 @@ def cited(index: PassageIndex, rel: str, anchor: str | None
     """The text a link's anchor points at in `rel` (lines or a heading's section)."""
     if not anchor:
         return None, None
-    note = _read(index.vault, rel, index.settings.max_note_bytes)
+    note = _read(index, rel)
     if note is None:
         return None, None
     lines = note.text.splitlines()

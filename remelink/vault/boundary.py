@@ -47,6 +47,16 @@ def is_inside(root_real: str, real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+def hidden_inside(root_real: str, real: str) -> bool:
+    """True when the real location `real` lies in the vault under a hidden entry (`.remelink/`,
+    `.git/`, `.env`): a note symlinked there is remelink's state or a secret, never a note
+    (search and the MCP server's `read` refuse it, as they refuse the path itself)."""
+    if not is_inside(root_real, real) or real == root_real:
+        return False
+    rel = real[len(root_real.rstrip(os.sep)) + 1:]
+    return any(part.startswith(".") for part in rel.split(os.sep))
+
+
 def kind_of(mode: int) -> str | None:
     """What a file that is not a regular file is, for a one-line report (None: regular)."""
     if stat.S_ISREG(mode):

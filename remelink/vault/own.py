@@ -342,13 +342,16 @@ def _exists(dfd: int, name: str) -> bool:
     return True
 
 
-def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None) -> bool:
+def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None, *,
+                taken_ok: bool = False) -> bool:
     parent, name = split(rel)
     with folder(root, parent, create=True) as dfd:
         try:
             st = os.lstat(name, dir_fd=dfd)
         except FileNotFoundError:
             st = None
+        if st is not None and expected is None and taken_ok:
+            return False  # the name is taken (by whatever it is): never replaced
         if st is not None and not stat.S_ISREG(st.st_mode):
             raise Unsafe(rel, kind_of(st.st_mode) or "not a regular file")
         mode = st.st_mode & 0o777 if st is not None else 0o666 & ~umask()
@@ -386,6 +389,25 @@ def _replace_if(root: Path, rel: str, data: bytes, expected: bytes | None) -> bo
         with contextlib.suppress(OSError):
             os.fsync(dfd)
         return True
+
+
+def publish(root: Path, rel: str, data: bytes | str) -> bool:
+    """Create `rel` holding `data`, atomically and durably, never replacing anything: the
+    bytes are written and fsynced to a new temp file (O_EXCL, random name) in the same real
+    folder, which is then hard-linked to `rel` (fails if any entry of that name exists, a
+    symlink included: nothing is followed or overwritten) and the folder fsynced. A reader,
+    or a run killed half-way, sees no file or the whole file, never a part. False when the
+    name is taken (nothing written). Missing folders are created; a symlink or a file on the
+    way is a refusal (one line)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    try:
+        return _replace_if(root, rel, data, None, taken_ok=True)
+    except OSError as exc:
+        error = _fs(exc, rel, "write")
+        if error is None:
+            raise
+        raise error from None
 
 
 def append(root: Path, rel: str, data: bytes, *, sync: bool = True,
@@ -483,13 +505,15 @@ def _foreign(dfd: int, rel: str, allow: tuple[str, ...], depth: int) -> str | No
     return None
 
 
-def move_aside(root: Path, rel: str, label: str = "tampered") -> str:
-    """Rename the entry `rel` itself (never following it) to `rel.<label>-<stamp>` beside it;
-    returns the new workspace-relative name."""
+def move_aside(root: Path, rel: str, label: str = "tampered", *, into: str | None = None) -> str:
+    """Rename the entry `rel` itself (never following it) to `<name>.<label>-<stamp>` beside
+    it, or in the folder `into` (a real folder on the same file system); returns the new
+    workspace-relative name."""
     import time
 
     parent, name = split(rel)
     new = f"{name}.{label}-{time.strftime('%Y%m%dT%H%M%S')}-{os.urandom(3).hex()}"
-    with folder(root, parent) as dfd:
-        os.rename(name, new, src_dir_fd=dfd, dst_dir_fd=dfd)
-    return f"{parent}/{new}" if parent else new
+    there = parent if into is None else into
+    with folder(root, parent) as dfd, folder(root, there) as tfd:
+        os.rename(name, new, src_dir_fd=dfd, dst_dir_fd=tfd)
+    return f"{there}/{new}" if there else new
