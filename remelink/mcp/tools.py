@@ -15,7 +15,7 @@ from pathlib import Path
 
 from remelink.config import Settings
 from remelink.decoding import scrub_text
-from remelink.errors import NoteError, SandboxError, UsageError
+from remelink.errors import FileSystemError, NoteError, SandboxError, UsageError
 from remelink.index import NodeIndex
 from remelink.search import MAX_LIMIT, PassageIndex, search
 from remelink.search.expand import cut
@@ -217,6 +217,11 @@ def write_new(vault: Path, folder: str, slug: str, content: str) -> str:
 
     for n in range(1, 1000):
         rel = f"{folder}/{slug}.md" if n == 1 else f"{folder}/{slug}-{n}.md"
-        if own.publish(vault, rel, content):
+        try:
+            published = own.publish(vault, rel, content)
+        except OSError as exc:  # what filesystem_error does not name (EIO...): one line too
+            raise FileSystemError(f"cannot write {rel}: {exc.strerror or exc}; nothing saved",
+                                  hint="check the disk, then call remember again") from None
+        if published:
             return rel
     raise UsageError(f"{folder}/ already holds 999 notes named {slug}*; choose another title")
