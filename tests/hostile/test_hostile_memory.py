@@ -64,7 +64,7 @@ def memory(w: World, **changes: Any) -> Memory:
     return Memory(w.vault, replace(w.settings(), **changes))
 
 
-# -- the passage index ------------------------------------------------------------------------------
+# -- the passage index -----------------------------------------------------------------------------
 def test_passages_symlinked_to_an_outside_folder_holding_an_index(tmp_path: Path) -> None:
     """The passage index moved outside and `passages` a link to it: a search would write its
     segments, manifest and lock there. Now the link is moved aside as it is, into .remelink/
@@ -79,7 +79,8 @@ def test_passages_symlinked_to_an_outside_folder_holding_an_index(tmp_path: Path
     w.held(out, needle=f"{PASSAGES} was tampered with")
     assert "warning:" in out and "moved it aside" in out
     assert (w.vault / PASSAGES).is_dir() and not (w.vault / PASSAGES).is_symlink()
-    aside = [p for p in (w.vault / ".remelink").iterdir() if p.name.startswith("passages.tampered-")]
+    aside = [p for p in (w.vault / ".remelink").iterdir()
+             if p.name.startswith("passages.tampered-")]
     assert len(aside) == 1 and aside[0].is_symlink()
     # The node index is left alone: it holds no foreign entry.
     node = w.cli("node-search", QUERY)
@@ -165,7 +166,7 @@ def test_passage_lock_that_is_a_link_or_a_fifo(tmp_path: Path, what: str) -> Non
     assert not (w.outside / "made-by-lock").exists()
 
 
-# -- search quotes no hidden file -------------------------------------------------------------------
+# -- search quotes no hidden file ------------------------------------------------------------------
 def test_a_crafted_node_citing_hidden_files_quotes_none_of_them(tmp_path: Path) -> None:
     """A node's Sources link `daily/../.env#L1-L3` (the path starts in daily/, the file is the
     vault's own `.env`) and a raw note that is a link into `.git/`: search quoted both."""
@@ -195,7 +196,7 @@ def test_a_crafted_node_citing_hidden_files_quotes_none_of_them(tmp_path: Path) 
     w.held(result.stdout + result.stderr)
 
 
-# -- remember ---------------------------------------------------------------------------------------
+# -- remember --------------------------------------------------------------------------------------
 def kept_raw(w: World, added: str | None) -> None:
     """Raw notes as before, except the one new note `added`."""
     after = raw_snapshot(w.vault)
@@ -352,7 +353,7 @@ def test_remember_with_lone_surrogates_saves_valid_utf8(tmp_path: Path) -> None:
     assert "Ship it \ufffd on Monday." in text
 
 
-# -- read -------------------------------------------------------------------------------------------
+# -- read ------------------------------------------------------------------------------------------
 READS = ["../../etc/passwd", "/etc/passwd", "daily/../../outside/secret.md", "link-out",
          "link-etc-passwd", "link-dev-zero", "fifo", "link-to-fifo", "link-into-remelink",
          "link-into-git", ".remelink/config.yaml", "daily/../.env", "over-the-size-cap"]
@@ -418,7 +419,7 @@ def test_read_of_a_note_inside_still_works_and_is_capped(tmp_path: Path) -> None
     assert aliased.startswith("daily/2026-06-22/alias.md (lines 1-2 of 400)")
 
 
-# -- recent: crafted run records --------------------------------------------------------------------
+# -- recent: crafted run records -------------------------------------------------------------------
 GOOD = {"action": "CREATE", "status": "done", "target": "digest/wiki/idempotency-keys.md",
         "name": "Idempotency keys", "paths": ["daily/2026-06-22/note.md"]}
 CRAFTED = {
