@@ -1,10 +1,13 @@
-"""The hostile-vault suite (tests/hostile/, issues 11 and 20) as a count: it runs the suite
-under pytest, reads the JUnit report, and writes "N attacks, N held, N broken" with a table per
-area to the `hostile` section of docs/benchmarks.md. A case holds when every check of
-tests/hostile/harness.py passed (nothing outside read or written, raw notes untouched, no hang,
-one line reported); a skipped case (a device node where mknod is not allowed) is counted apart.
+"""The hostile-vault suite (tests/hostile/ and tests/test_hostile_calls.py, issues 11, 20 and
+22) as a count: it runs the suite under pytest, reads the JUnit report, prints "N attacks, N
+held, N broken" and writes it with a table per area (and the broken cases by name) to the
+`hostile` section of docs/benchmarks.md. Every test case is one attack (each parameter of a
+parametrized case counts). A case holds when every check of tests/hostile/harness.py passed
+(nothing outside read or written, raw notes untouched, no hang, one line reported; the tool
+calls: one-line `Error:` results, no file changed); a skipped case (a device node where mknod
+is not allowed) is counted apart.
 
-Run: `.venv/bin/python bench/bench_hostile.py`."""
+Run: `.venv/bin/python bench/bench_hostile.py` (JOBS=N pytest workers, default 2)."""
 
 from __future__ import annotations
 
@@ -28,7 +31,13 @@ AREAS = {
                              "copies, config paths, device and FIFO inputs (issue 20)",
     "test_hostile_content": "hidden content, a person's save between read and write, "
                             "quadratic notes, surrogates, lint-links paths (issue 20)",
+    "test_hostile_memory": "search and the MCP tools: the passage index tampered with, "
+                           "`remember` through links and over taken names, `read` out of "
+                           "the vault, crafted run records for `recent` (issues 20, 22)",
+    "test_hostile_calls": "a hostile model's tool calls, through the tool box (SPEC §6, §7.2)",
 }
+# Every hostile case of the suite: the harness-checked cases and the tool-call cases.
+SUITE = ("tests/hostile", "tests/test_hostile_calls.py")
 
 
 def main() -> int:
@@ -41,8 +50,9 @@ def main() -> int:
                             "tests"], capture_output=True, text=True, check=False).stdout.strip()
     commit += " with uncommitted changes" if dirty else ""
     started = time.perf_counter()
+    jobs = os.environ.get("JOBS", "2")
     code = subprocess.call([python(), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                            f"--junitxml={report}", "tests/hostile"], cwd=ROOT)
+                            "-n", jobs, f"--junitxml={report}", *SUITE], cwd=ROOT)
     seconds = time.perf_counter() - started
     rows: dict[str, list[int]] = {}  # module -> [cases, held, skipped]
     for case in ET.parse(report).getroot().iter("testcase"):
@@ -75,7 +85,13 @@ def main() -> int:
     for module, (n, ok, skip) in sorted(rows.items(), key=lambda kv: list(AREAS).index(kv[0])
                                         if kv[0] in AREAS else 99):
         lines.append(f"| {AREAS.get(module, module)} (`{module}.py`) | {n - skip} | {ok} |")
-    lines += ["", f"The suite took {seconds:.0f} s (load average {load:.1f} when it started)."]
+    lines += ["", f"The suite took {seconds:.0f} s with {jobs} pytest worker(s) (load average "
+              f"{load:.1f} when it started)."]
+    broken = [f"{c.get('classname', '')}::{c.get('name', '')}"
+              for c in ET.parse(report).getroot().iter("testcase")
+              if {child.tag for child in c} & {"failure", "error"}]
+    if broken:
+        lines += ["", "Broken:", "", *(f"- `{b}`" for b in broken)]
     write_section("hostile", "\n".join(lines), "python bench/bench_hostile.py")
     print(f"{cases} attacks, {held} held, {cases - held} broken")
     return 0 if code == 0 and held == cases else 1

@@ -321,6 +321,25 @@ def test_config_folders_outside_the_vault_are_refused(tmp_path: Path, key: str,
     assert result.returncode == 2 and "inside the vault" in result.stderr
 
 
+@pytest.mark.parametrize("value", ["/", "/tmp", "tmp/.."])
+def test_config_folder_slash_in_a_vault_named_tmp(tmp_path: Path, value: str) -> None:
+    """The issue's own example: `digest: /` had its slash stripped, and in a vault named `tmp`
+    the run walked the machine's /tmp. The value is refused before any walk: the run reads
+    nothing and writes nothing."""
+    w = world(tmp_path)
+    named_tmp = w.root / "tmp"
+    os.rename(w.vault, named_tmp)
+    w.vault = named_tmp
+    (w.vault / ".remelink/config.yaml").write_text(f"folders: {{digest: {value!r}}}\n",
+                                                   encoding="utf-8")
+    w.seal()
+    before = snapshot(w.vault)
+    result = w.cli("dream", "run")
+    w.held(result.stdout + result.stderr, needle="folders.digest")
+    assert result.returncode == 2 and "inside the vault" in result.stderr
+    assert snapshot(w.vault) == before
+
+
 # -- case 6: scripts and units files----------------------------------------------------------------
 @pytest.mark.parametrize("script", ["/dev/zero", "/etc/passwd", "../outside/secret.md", "",
                                     "/", "."])
