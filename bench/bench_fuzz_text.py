@@ -212,9 +212,9 @@ def main() -> int:
     text = report(timings, sizes, args, seconds, case10, before)
     print(text)
     if not args.no_write:
-        command = "python bench/bench_fuzz_text.py"
-        write_section("fuzz-text", text,
-                      command + (f" --baseline {args.baseline}" if args.baseline else ""))
+        # The command as run (the sizes and the number of random notes set the budget).
+        command = " ".join(["python bench/bench_fuzz_text.py", *sys.argv[1:]])
+        write_section("fuzz-text", text, command)
     return 1 if any(t.seconds >= BOUND for t in timings) else 0
 
 

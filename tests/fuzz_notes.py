@@ -89,9 +89,10 @@ def text_functions() -> list[tuple[str, Callable[[str], object]]]:
 
 
 def vault_functions() -> list[tuple[str, Callable[[str], object]]]:
-    """The other code that runs regexes over a note's text: the wikilink and markdown scanner
-    (lint, guards), the index's analysis and node parsing, the guards' line conservation and
-    language check, and the lint checks of a digest node."""
+    """The other code that runs regexes over a note's text: search's passage splitter, title
+    and query terms, the MCP server's tool-error folding (it echoes a model's arguments), the
+    wikilink and markdown scanner (lint, guards), the index's analysis and node parsing, the
+    guards' line conservation and language check, and the lint checks of a digest node."""
     from remelink.config import Settings
     from remelink.guards import body_language, lost_lines
     from remelink.index import analysis
@@ -111,7 +112,16 @@ def vault_functions() -> list[tuple[str, Callable[[str], object]]]:
         old = as_note(text, "digest/wiki/n.md")
         return lost_lines(old, as_note(text + "\nMore.\n", "digest/wiki/n.md"))
 
+    from remelink.mcp.server import one_line
+    from remelink.search.passages import split
+    from remelink.search.query import query_terms
+    from remelink.search.reading import title_of
+
     return [
+        ("search passages.split", lambda t: split(t, 1, digest=True)),
+        ("search title_of", lambda t: title_of({}, t, "daily/x.md")),
+        ("search query_terms", query_terms),
+        ("mcp one_line (a tool error)", one_line),
         ("links.scan", lambda t: wl.scan(t, 1)),
         ("index analysis", analysis.terms),
         ("index searchable_body", searchable_body),

@@ -62,6 +62,8 @@ with commands and numbers exactly."""
 
 
 _PYDANTIC_ERROR = re.compile(r"^(.*?)(\d+) validation errors? for \w+$")
+_SHORT = 300
+ERROR_CHARS = 2000  # a tool error's one line, at most
 _INPUT_VALUE = re.compile(r"\[type=[^,\]]*(?:, input_value=(.*?))?(?:, input_type=\w+)?\]$")
 
 
@@ -71,13 +73,17 @@ def one_line(text: str) -> str:
     Input should be ...`); they become `invalid arguments: limit: Input should be ... (got
     0)`. Anything else has its whitespace folded."""
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-    m = _PYDANTIC_ERROR.match(lines[0]) if lines else None
+    # pydantic's report is short; the patterns run only on short lines (a lazy `(.*?)` before
+    # `(\d+)` is quadratic on a long run of digits, which a model may send as an argument
+    # that an error message then echoes).
+    m = _PYDANTIC_ERROR.match(lines[0]) if lines and len(lines[0]) <= _SHORT else None
     if m is None:
-        return " ".join(text.split())
+        folded = " ".join(text.split())
+        return folded if len(folded) <= ERROR_CHARS else folded[:ERROR_CHARS] + " [cut]"
     parts = []
     rest = [line for line in lines[1:] if not line.strip().startswith("For further information")]
     for field, message in zip(rest[0::2], rest[1::2], strict=False):
-        message = message.strip()
+        message = message.strip()[:_SHORT]
         got = _INPUT_VALUE.search(message)
         message = _INPUT_VALUE.sub("", message).strip()
         if got and got.group(1) is not None:

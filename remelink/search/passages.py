@@ -26,9 +26,25 @@ from remelink.index.nodes import searchable_body
 # of a chat log. A section up to MAX_SECTION stays one passage.
 WINDOW = 700
 MAX_SECTION = 1000
-_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# An ATX heading's opening run; its closing `#`s are stripped in Python (`atx`): a lazy
+# `(.*?)` before `(?:[ \t]+#+)?[ \t]*$` rescanned the line's tail at every character,
+# quadratic on a heading line of spaces (64 KB: 34 s per refresh of the passage index).
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 SOURCES_RE = re.compile(r"^sources$", re.I)
+
+
+def atx(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line (CommonMark: up to three spaces, one to six `#`,
+    then a space or the end; an optional closing run of `#` after a space), else None."""
+    m = _ATX_OPEN.match(line)
+    if m is None:
+        return None
+    text = line[m.end():].rstrip(" \t")
+    bare = text.rstrip("#")
+    if len(bare) < len(text) and (not bare or bare[-1] in " \t"):
+        text = bare
+    return len(m.group(1)), text.strip(" \t")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +83,10 @@ def sections(body: str, first_line: int = 1) -> list[_Section]:
             fence = m.group(1)[0] * 3
             current.append((number, line))
             continue
-        h = _ATX_RE.match(line)
+        h = atx(line)
         if h:
             out.append(_Section(path, level, title, current))
-            level = len(h.group(1))
-            title = (h.group(2) or "").strip()
+            level, title = h
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))

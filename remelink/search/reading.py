@@ -24,7 +24,9 @@ from remelink.vault.paths import nfc
 NOTE_SUFFIXES = (".md", ".markdown")
 RESOURCE_SUFFIXES = (*NOTE_SUFFIXES, ".txt")  # SPEC §1: other resource types are not read
 _DAY_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.(?:md|markdown))?$")
-_H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.M)
+# The first `# ` heading line; its closing `#`s are stripped in Python (a lazy `(.+?)` before
+# `[ \t#]*$` rescanned the line's tail at every character: quadratic, as in index/nodes.py).
+_H1_RE = re.compile(r"^#[ \t]+(.+)$", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,8 @@ def title_of(meta: dict[str, Any], body: str, rel: str) -> str:
         return " ".join(str(name).split())
     heading = _H1_RE.search(body)
     if heading:
-        return heading.group(1).strip()
+        raw = heading.group(1)
+        return raw.rstrip(" \t#").strip() or raw.strip()
     stem = rel.rsplit("/", 1)[-1]
     return stem.rsplit(".", 1)[0] if "." in stem else stem
 

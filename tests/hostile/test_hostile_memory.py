@@ -508,3 +508,38 @@ def test_recent_with_runs_that_are_links_fifos_or_too_big(tmp_path: Path, what: 
     planted = {"run-file-too-big": [".remelink/runs/20991231T235959-planted.jsonl"],
                "remelink-runs-is-a-file": [".remelink/runs"]}.get(what, [])
     w.held(text, planted=planted)
+
+
+# -- quadratic inputs (as case 10) ---------------------------------------------------------------
+@pytest.mark.parametrize("line", ["# a" + " " * 64_000 + "b", "# a" + "\t" * 64_000 + "x",
+                                  "# a" + " #" * 32_000 + " z"])
+def test_a_64_kb_heading_line_does_not_hold_the_passage_index(tmp_path: Path, line: str) -> None:
+    """The passage splitter's heading pattern and the title pattern were quadratic on a long
+    heading line of spaces: 64 KB took 34 s and 13 s of CPU in every index refresh, holding
+    the passage index's lock (a search or an MCP server waits on it)."""
+    w = world(tmp_path)
+    (w.vault / "daily/2026-06-22/wide.md").write_text(line + "\n\nidempotency keys\n",
+                                                      encoding="utf-8")
+    w.seal()
+    mem = memory(w)
+    started = time.process_time()
+    try:
+        found = mem.search(QUERY)
+    finally:
+        mem.close()
+    assert time.process_time() - started < 10
+    assert "daily/2026-06-22/wide.md" in found
+    w.held(found)
+
+
+def test_a_megabyte_argument_echoed_in_a_tool_error_is_folded_in_linear_time() -> None:
+    """A tool error echoes the argument (`since must be a date ..., got '111...'`); folding it
+    into one line ran a pattern that is quadratic on a run of digits (40,000: 7.7 s; a
+    megabyte would hold the MCP server for hours). Now: short, and at once."""
+    from remelink.mcp.server import ERROR_CHARS, one_line
+
+    text = "since must be a date YYYY-MM-DD, got '" + "1" * 1_000_000 + "'"
+    started = time.process_time()
+    line = one_line(text)
+    assert time.process_time() - started < 1.0
+    assert "\n" not in line and len(line) <= ERROR_CHARS + 10
