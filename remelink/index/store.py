@@ -180,7 +180,27 @@ class IndexStore:
         self.idf_cache = {}
 
     # -- the operations NodeIndex exposes ----------------------------------------------------
+    # The folder can vanish under an open index: a node index rebuild that could not get the
+    # passage index's lock within KEPT_WAIT leaves that index behind (it is derived), or a
+    # person deletes `.remelink/index`. An operation that finds a file gone closes the index
+    # and runs once more, which rebuilds it (never an "unexpected error" in a search, or in
+    # an MCP server's `remember` while its start-up refresh runs).
     def refresh(self) -> RefreshStats:
+        try:
+            return self._refresh()
+        except FileNotFoundError:
+            self.close()
+            return self._refresh()
+
+    def update(self, rels: list[str]) -> list[str]:
+        """Re-index or drop these nodes in one commit; returns notices for unreadable files."""
+        try:
+            return self._update(rels)
+        except FileNotFoundError:
+            self.close()
+            return self._update(rels)
+
+    def _refresh(self) -> RefreshStats:
         started = time.perf_counter()
         rebuilt = self.ensure_open()
         if rebuilt is not None:
@@ -205,8 +225,7 @@ class IndexStore:
         with self.locked():
             return self.rebuild_locked(reason, started)
 
-    def update(self, rels: list[str]) -> list[str]:
-        """Re-index or drop these nodes in one commit; returns notices for unreadable files."""
+    def _update(self, rels: list[str]) -> list[str]:
         if self.ensure_open() is not None:
             return []  # a full rebuild just read every node
         with self.locked():

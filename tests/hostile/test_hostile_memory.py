@@ -543,3 +543,38 @@ def test_a_megabyte_argument_echoed_in_a_tool_error_is_folded_in_linear_time() -
     line = one_line(text)
     assert time.process_time() - started < 1.0
     assert "\n" not in line and len(line) <= ERROR_CHARS + 10
+
+
+# -- the passage index vanishing under an open index -----------------------------------------------
+def test_remember_while_the_passage_folder_vanishes_is_not_an_unexpected_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP server's start-up refresh rebuilds the node index; when it cannot get the
+    passage index's lock at once it leaves that index behind and removes it with the old
+    folder, under a `remember` that is updating it: "unexpected error: FileNotFoundError ...
+    'passages'" (seen in `make test-fast`). Now the update finds the index gone, rebuilds it
+    and goes on; the note is saved and found."""
+    import shutil
+
+    from remelink.index.store import IndexStore
+
+    w = world(tmp_path)
+    mem = memory(w)
+    real = IndexStore._apply
+    vanished: list[bool] = []
+
+    def vanish(self: IndexStore, diff: Any) -> None:
+        if not vanished:
+            vanished.append(True)
+            shutil.rmtree(w.vault / PASSAGES)
+        real(self, diff)
+
+    try:
+        mem.search(QUERY)
+        monkeypatch.setattr(IndexStore, "_apply", vanish)
+        said = mem.remember("Numbat freeze", "We freeze numbat deploys on Fridays.", today=DAY)
+        monkeypatch.undo()
+        found = mem.search("numbat deploys Fridays")
+    finally:
+        mem.close()
+    assert vanished and said.startswith("Saved daily/2026-06-25/numbat-freeze.md.")
+    assert found.startswith("daily/2026-06-25/numbat-freeze.md:"), found
