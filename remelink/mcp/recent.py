@@ -22,6 +22,7 @@ from remelink.vault.paths import MARKER_DIR, normalize_relpath
 RUNS_DIR = f"{MARKER_DIR}/runs"
 RUN_BYTES = 20 * 1024 * 1024  # a run file larger than this is not read
 MAX_FILES = 200  # run files looked at, newest first (runs that changed nothing are skipped)
+READ_BUDGET = 64 * 1024 * 1024  # bytes read per call, all run files together
 LINE_CHARS = 1 << 20  # a record longer than this is not parsed
 PATH_CHARS = 1000
 PER_KIND = 25  # entries listed per kind and run
@@ -71,16 +72,28 @@ def _run_files(vault: Path) -> list[str]:
     return runs[:MAX_FILES]
 
 
-def _records(vault: Path, name: str) -> list[object] | None:
+def _records(vault: Path, name: str, budget: list[int]) -> list[object] | None:
     """The records of one run file (None: not read), each line parsed as JSON; a line that is
     not JSON, too deep or too long is None. Through the boundary: a link, FIFO or device
-    is never opened, at most RUN_BYTES are read."""
+    is never opened, at most RUN_BYTES are read, and at most `budget[0]` bytes (what is
+    left of READ_BUDGET for the call, spent here)."""
     from remelink.vault import own
 
+    limit = min(RUN_BYTES, budget[0])
     try:
-        data = own.read(vault, f"{RUNS_DIR}/{name}", limit=RUN_BYTES)
+        with own.folder(vault, RUNS_DIR) as dfd:
+            fd = own.open_regular(dfd, name, rel=f"{RUNS_DIR}/{name}")
+            try:
+                # Sized before any read: a file over the limit costs nothing.
+                got = None if os.fstat(fd).st_size > limit else own.read_fd(fd, limit)
+            finally:
+                os.close(fd)
     except (OSError, RemelinkError):
         return None
+    if got is None:
+        return None
+    data = got
+    budget[0] -= len(data)
     out: list[object] = []
     for line in data.decode("utf-8", errors="replace").splitlines():
         if len(line) > LINE_CHARS:
@@ -96,14 +109,17 @@ def _records(vault: Path, name: str) -> list[object] | None:
 def recent_runs(vault: Path, settings: Settings, count: int) -> list[Run]:
     out: list[Run] = []
     digest = settings.folders.digest + "/"
+    budget = [READ_BUDGET]
     for name in _run_files(vault):
+        if budget[0] <= 0:
+            break
         run_id = name[: -len(".jsonl")]
         m = _RUN_ID.match(run_id)
         if m is None:
             continue
         d, t = m.group(1), m.group(2)
         run = Run(run_id, f"{d[:4]}-{d[4:6]}-{d[6:]} {t[:2]}:{t[2:4]} UTC")
-        records = _records(vault, name)
+        records = _records(vault, name, budget)
         if records is None:
             continue
         for rec in records:

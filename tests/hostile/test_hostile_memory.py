@@ -578,3 +578,31 @@ def test_remember_while_the_passage_folder_vanishes_is_not_an_unexpected_error(
         mem.close()
     assert vanished and said.startswith("Saved daily/2026-06-25/numbat-freeze.md.")
     assert found.startswith("daily/2026-06-25/numbat-freeze.md:"), found
+
+
+def test_recent_reads_a_bounded_amount_whatever_runs_holds(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """200 run files of 20 MiB each, none a change, made a `recent` call read 4 GB. Now a
+    call reads at most READ_BUDGET bytes of run files in all (here set to 1 MiB)."""
+    from remelink.mcp import recent
+
+    w = world(tmp_path)
+    runs = w.vault / ".remelink/runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    junk = (json.dumps({"action": "NOOP", "status": "done", "pad": "x" * 1000}) + "\n") * 300
+    for i in range(40):
+        (runs / f"2026062{i % 10}T08{i:04d}-junk.jsonl").write_text(junk, encoding="utf-8")
+    monkeypatch.setattr(recent, "READ_BUDGET", 1 << 20)
+    read: list[int] = []
+    real = own.read_fd
+
+    def counted(*args: Any, **kwargs: Any) -> bytes:
+        data = real(*args, **kwargs)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(own, "read_fd", counted)
+    text = recent.recent_text(recent.recent_runs(w.vault, w.settings(), 20))
+    assert text.startswith("No dream run has changed the digest yet")
+    assert sum(read) <= (1 << 20) and len(read) < 40
