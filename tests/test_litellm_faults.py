@@ -371,7 +371,10 @@ def test_a_run_fault_amid_other_faults_stops_the_run_and_loses_nothing(
     assert len(started) <= concurrency - 1, (started, faults.fault_at)
     check_nothing_lost(vault, before)
     check_state(vault)
-    assert state_of(vault)["runs"][-1]["failed"]
+    last = state_of(vault)["runs"][-1]
+    assert last["failed"]
+    # Tokens counted, the stopped run's too: what the provider charged up to the stop.
+    assert last["counts"]["tokens_in"] == faults.charged > 0, (last["counts"], faults.charged)
     check_healed(vault)
 
 
