@@ -289,6 +289,11 @@ class Faults:
         self.timeout_sleep = timeout_sleep
         self.requests = 0
         self.charged = 0          # prompt tokens of every answer the server sent with a usage
+        # Of those, the answers sent later than `late_after` seconds after the request came in:
+        # on a loaded machine the client may have timed out on them (and retried), so it never
+        # read their usage. None: no client timeout to fear.
+        self.late_after: float | None = None
+        self.late = 0
         self.hits: dict[str, int] = {}
         self.log: list[tuple[str, str | None]] = []  # (task, fault) per request
         self.fault_at: dict[str, list[int]] = {}  # fault -> the request numbers it hit
@@ -316,9 +321,11 @@ class Faults:
                 self.fault_at.setdefault(fault, []).append(self.requests)
             return fault
 
-    def add(self, tokens: int) -> None:
+    def add(self, tokens: int, elapsed: float = 0.0) -> None:
         with self.lock:
             self.charged += tokens
+            if self.late_after is not None and elapsed > self.late_after:
+                self.late += tokens
 
 
 def _task_of(messages: list[dict[str, Any]]) -> str:
@@ -334,6 +341,7 @@ class _FaultyHandler(JsonHandler):
     server: _FaultyServer
 
     def do_POST(self) -> None:  # http.server's naming
+        started = time.monotonic()
         _, body = self.read_json()
         faults = self.server.faults
         task = _task_of(body["messages"])
@@ -348,7 +356,7 @@ class _FaultyHandler(JsonHandler):
             return self._drop()
         status, payload, headers = self._fault(fault, body, tokens)
         if status == 200 and "usage" in payload:
-            faults.add(int(payload["usage"]["prompt_tokens"]))
+            faults.add(int(payload["usage"]["prompt_tokens"]), time.monotonic() - started)
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")

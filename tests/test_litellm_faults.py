@@ -119,17 +119,25 @@ def mind_for(vault: Path) -> Mind:
     return CarelessMind(seed=3)
 
 
-def llm_settings(vault: Path, base: str, **dream: Any) -> Settings:
+# The client's timeout: an injected `timeout` fault answers after Faults.timeout_sleep (0.6 s).
+TIMEOUT = 0.4
+
+
+def llm_settings(vault: Path, base: str, timeout: float = TIMEOUT, **dream: Any) -> Settings:
     # Small pages and batches, so that extraction pages and batches (and their faults) happen.
     dream = {"max_units": 6, "batch_tokens": 600, **dream}
     return replace(settings_of(vault, **dream), model="openai/careless", api_base=base,
-                   retries=4, timeout=0.4, retry_after_max=1.0)
+                   retries=4, timeout=timeout, retry_after_max=1.0)
 
 
-def faulty_run(vault: Path, faults: Faults, **dream: Any) -> tuple[RunReport, Mind]:
+def faulty_run(vault: Path, faults: Faults, timeout: float = TIMEOUT,
+               **dream: Any) -> tuple[RunReport, Mind]:
     mind = mind_for(vault)
+    # An answer that took the server over half the client's timeout may have reached a client
+    # that had given up (a loaded machine): its tokens are charged but may not be counted.
+    faults.late_after = timeout / 2
     with serve_faults(mind, faults) as base:
-        settings = llm_settings(vault, base, **dream)
+        settings = llm_settings(vault, base, timeout, **dream)
         model = LiteLLMModel("openai/careless", settings, sleep=lambda s: None)
         report = run(vault, model, settings)
     return report, mind
@@ -211,7 +219,9 @@ def check_faulty_run(vault: Path, report: RunReport, faults: Faults,
     """The invariants of a run that met transient, model and unit-level faults."""
     # Tokens: exactly what the provider charged (failed units, refused answers, answers
     # without choices and cut answers included).
-    assert report.tokens_in == faults.charged, (report.tokens_in, faults.charged, faults.hits)
+    # (Exactly, unless an answer came so late that the client may have given up on it.)
+    assert faults.charged - faults.late <= report.tokens_in <= faults.charged, \
+        (report.tokens_in, faults.charged, faults.late, faults.hits)
     check_nothing_lost(vault, before)
     check_state(vault)
     outcomes = {u.id: u for u in report.units}
@@ -337,18 +347,20 @@ def test_mixed_faults_lose_nothing_and_count_every_token(which: str, seed: int, 
 
 def test_a_seeded_schedule_meets_the_same_faults_every_time(tmp_path: Path) -> None:
     """Deterministic: the same seed on the same vault, twice, hits the same requests with the
-    same faults and ends with the same vault and the same checkpoint."""
+    same faults and ends with the same vault and the same checkpoint. (Every fault but the
+    timeout, which is the clock's: with a client timeout far above any answer's time, a loaded
+    machine cannot add a retry of its own to the schedule.)"""
     outcomes = []
     for i in range(2):
         vault = make_vault(tmp_path / str(i), "demo")
-        faults = Faults(MIXED, 0.2, seed=7)
-        report, _ = faulty_run(vault, faults)
+        faults = Faults(tuple(k for k in MIXED if k != "timeout"), 0.25, seed=7)
+        report, _ = faulty_run(vault, faults, timeout=30.0)
         state = state_of(vault)
         outcomes.append((faults.log, faults.charged, report.tokens_in,
                          {u["name"]: (u["status"], u["attempts"]) for u in
                           state["units"].values()},
                          {rel: data for rel, data in snapshot(vault).items()}))
-    assert sum(1 for _, f in outcomes[0][0] if f) >= 3  # faults did happen
+    assert sum(1 for _, f in outcomes[0][0] if f) >= 2  # faults did happen
     assert outcomes[0] == outcomes[1]
 
 
@@ -374,7 +386,9 @@ def test_a_run_fault_amid_other_faults_stops_the_run_and_loses_nothing(
     last = state_of(vault)["runs"][-1]
     assert last["failed"]
     # Tokens counted, the stopped run's too: what the provider charged up to the stop.
-    assert last["counts"]["tokens_in"] == faults.charged > 0, (last["counts"], faults.charged)
+    counted = last["counts"]["tokens_in"]
+    assert faults.charged - faults.late <= counted <= faults.charged and counted > 0, \
+        (last["counts"], faults.charged, faults.late)
     check_healed(vault)
 
 
