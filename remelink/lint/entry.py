@@ -198,6 +198,9 @@ def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str | None = None,
             stdout.write(text + "\n")
     else:
         stdout.write(render_json(report) if fmt == "json" else render_text(report))
+    # The problems before the summary even where both go to one pipe (pre-commit shows a
+    # hook's output that way), whatever the buffering of the two streams.
+    stdout.flush()
     print(summary_line(report, seconds), file=stderr)
     return report.exit_code
 
