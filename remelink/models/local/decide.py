@@ -479,8 +479,8 @@ CORRECTION_CUES = ("correct the", "corrected", "correction", "actually", "in fac
                    "not anymore", "any more", "anymore", "changed to", "change it to",
                    "changed from", "updated to", "moved to", "postponed", "was wrong", "is wrong",
                    "are wrong", "outdated", "should be", "instead", "supersede", "replaced by",
-                   "更正", "纠正", "改为", "改成", "不再", "其实", "实际上", "应该是", "应为",
-                   "已过时", "推迟到", "提前到", "有误", "错了")
+                   "更正", "纠正", "改为", "改成", "改回", "不再", "其实", "实际上", "应该是",
+                   "应为", "已过时", "推迟到", "提前到", "有误", "错了")
 
 
 # A statement that decides sets the value from then on: with another value on the same point,
@@ -555,7 +555,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         # train such pairs are mostly different facts (other events, other services), and
         # treating them as corrections cut the F1 of "same" at 1 % false merges from 0.41 to
         # 0.20 (the same threshold rule had to rise from 0.82 to 0.93).
-        explicit = cue or decides
+        explicit = (cue or decides) and not _states_change(sentence)
         n_facts = tx.facts(sentence)
         values = tx.numbers_conflict(u_facts, n_facts)
         if values:
@@ -571,6 +571,14 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             if coverage(plain, s, idf) >= 0.75 and coverage(s, plain, idf) >= 0.75:
                 return Disagreement("negation", "opposite polarity", sentence, explicit)
     return _decided_change(unit_text, node_sentences, idf)
+
+
+def _states_change(sentence: str) -> bool:
+    """The node sentence itself records a change or a decision ("gc_grace_seconds 改成 3 小时",
+    "we decided on 4"): a unit worded the same way ("改成 3 天") states another change, not a
+    correction of this one. A cue is evidence of a correction only where it is the unit's own
+    (pairs zh-116 and zh-128 of the realistic-vault `tune` half merged on it)."""
+    return tx.has_cue(sentence, CORRECTION_CUES + DECISION_CUES)
 
 
 def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
@@ -604,7 +612,8 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                 continue
             values = tx.numbers_conflict(mine, tx.facts(sentence))
             if values:
-                explicit = tx.has_cue(statement, CORRECTION_CUES + DECISION_CUES)
+                explicit = tx.has_cue(statement, CORRECTION_CUES + DECISION_CUES) and \
+                    not _states_change(sentence)
                 return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit,
                                     statement.strip())
     return None
@@ -669,6 +678,37 @@ def entity_conflict(unit_text: str, node_text: str) -> str | None:
     return None
 
 
+_OPENING_RE = re.compile(r"^\W*([A-Z][\w&.-]*[\w&])")
+
+
+def subject_swapped(unit_text: str, texts: Sequence[str], idf: IdfFn) -> str | None:
+    """The unit is a node statement with its opening name put in another's place ("Tomasz owns
+    the posting-consumer migration" / "Ines owns ..."): the rest says the same (both ways,
+    ORDER_RULE's gate), and each opening word is one the other text does not use. A name that
+    opens a sentence has no capital of its own to tell it from a word, but the substitution
+    shows it: another person, system or action doing the same thing is another fact."""
+    m = _OPENING_RE.match(unit_text)
+    if not m or m.group(1) in tx._COMMON_CAPS:
+        return None
+    mine = m.group(1)
+    gate = ORDER_RULE["en"][0]
+    for text in texts:
+        t = _OPENING_RE.match(text or "")
+        if not t or t.group(1) in tx._COMMON_CAPS or t.group(1).casefold() == mine.casefold():
+            continue
+        theirs = t.group(1)
+        a, b = bag(unit_text), bag(text)
+        sa, sb = set(bag(mine).counts), set(bag(theirs).counts)
+        if not sa or not sb or sa & set(b.counts) or sb & set(a.counts):
+            continue  # one opening word is used by the other text: a rewording, not a swap
+        rest_a = Counter({k: v for k, v in a.counts.items() if k not in sa})
+        rest_b = Counter({k: v for k, v in b.counts.items() if k not in sb})
+        if len(rest_a) >= 2 and min(coverage(rest_a, rest_b, idf),
+                                    coverage(rest_b, rest_a, idf)) >= gate:
+            return f"{mine.casefold()} vs {theirs.casefold()}"
+    return None
+
+
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = ()) -> Comparison:
@@ -700,7 +740,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     kind = description = old = None
     new_sentence = ""
     correction = False
-    ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}")
+    ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
+        subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
     act = action_conflict(unit_text, passage)
     if ent:
         kind, description = "entity", ent
@@ -734,7 +775,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         things = set(named_tokens(unit_text, names_too=False)) & \
             set(named_tokens(node_text, names_too=False))
         restated = (bool(mine & theirs) and (lexical >= T_POINT or bool(things))) or \
-            cov >= RESTATED_COVERAGE
+            cov >= RESTATED_COVERAGE or _restates_across(unit_text, [node_head, *sentences])
     head = bag(node_head)
     # A claim of a few terms ("Idempotency keys") is a name, not a statement to contain.
     # And the unit is mostly that claim: a unit that only cites it inside a statement of its
@@ -750,6 +791,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     contains = not new_names and len(head.counts) >= 4 and coverage(head, u, idf) >= need and \
         coverage(u, head, idf) < 1.0 and (coverage(u, head, idf) >= CONTAIN_SHARE or
                                           _leads_with(unit_text, head, idf, need)) and \
+        _in_one_clause(unit_text, head, idf, need, lang) and \
         order_agreement(unit_text, node_head) >= ORDER_RULE.get(lang, ORDER_RULE["en"])[1]
     if not contains and kind is None:
         contains = restates_part(unit_text, sentences, idf, lang, head)
@@ -759,6 +801,33 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       point_contained=bool(old) and same_point(unit_text, old or "", u, idf),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
+
+
+def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
+    """A unit in one language saying again what a node says in the other ("我们再次约定每 14 天
+    轮换 vault token" against "Vault tokens are rotated every 14 days"): across languages only
+    what a statement binds can be compared. One node statement states every number of the unit
+    with its unit (at least one), and every Latin word the unit writes (`vault`, `token`) is a
+    term of that statement."""
+    lang = language(unit_text)
+    mine = tx.facts(_assertive(unit_text)).quantities
+    if not mine:
+        return False
+    latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]", unit_text)
+             if w.casefold() not in STOP} if lang == "zh" else set()
+    for text in texts:
+        if not text or language(text) == lang:
+            continue
+        if lang == "en":
+            latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]",
+                                                                     text)
+                     if w.casefold() not in STOP}
+            words = set(bag(unit_text).counts)
+        else:
+            words = set(bag(text).counts)
+        if mine <= tx.facts(text).quantities and latin and latin <= words:
+            return True
+    return False
 
 
 def _in_one_clause(unit_text: str, head: Bag, idf: IdfFn, need: float, lang: str) -> bool:
