@@ -20,7 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from remelink.index.analysis import terms as analyze
 from remelink.models.local import text as tx
@@ -529,7 +529,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             n_facts = tx.facts(sentence)
             if rejected.quantities & n_facts.quantities and \
                     not u_facts.quantities & n_facts.quantities:
-                conflict = tx.numbers_conflict(u_facts, n_facts) or ("", "")
+                conflict = _numbers_conflict(u_facts, n_facts, asserted, sentence) or ("", "")
                 return Disagreement("number", f"{conflict[0]} vs {conflict[1]}".strip(" vs"),
                                     sentence, True)
     if rejected.dates and u_facts.dates:
@@ -557,7 +557,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         # 0.20 (the same threshold rule had to rise from 0.82 to 0.93).
         explicit = (cue or decides) and not _states_change(sentence)
         n_facts = tx.facts(sentence)
-        values = tx.numbers_conflict(u_facts, n_facts)
+        values = _numbers_conflict(u_facts, n_facts, asserted, sentence)
         if values:
             return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit)
         if u_facts.dates and n_facts.dates and u_facts.dates.isdisjoint(n_facts.dates):
@@ -571,6 +571,26 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             if coverage(plain, s, idf) >= 0.75 and coverage(s, plain, idf) >= 0.75:
                 return Disagreement("negation", "opposite polarity", sentence, explicit)
     return _decided_change(unit_text, node_sentences, idf)
+
+
+_KNOWN_UNITS = frozenset(tx._UNIT_WORDS.values())
+
+
+def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
+                      ) -> tuple[str, str] | None:
+    """`tx.numbers_conflict`, where the word after a number is what it counts only if the other
+    text does not name it too: "Two black dogs" / "Two dogs" count dogs on both sides (the word
+    after the number, `black`, is no unit), so the value is the same; "两轮" / "两周" still
+    count two things."""
+    def counted(f: tx.Facts, other: tx.Facts, other_text: str) -> tx.Facts:
+        values = {v for _, v in other.quantities}
+        quantities = frozenset(
+            ("", v) if u and u not in _KNOWN_UNITS and v in values and
+            (_mentions(u, other_text) or strong_stem(u) in bag(other_text).counts) else (u, v)
+            for u, v in f.quantities)
+        return replace(f, quantities=quantities)
+
+    return tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
 
 
 def _states_change(sentence: str) -> bool:
@@ -610,7 +630,7 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         for sentence in node_sentences:
             if not sentence or cosine(b, bag(sentence), idf) < T_POINT:
                 continue
-            values = tx.numbers_conflict(mine, tx.facts(sentence))
+            values = _numbers_conflict(mine, tx.facts(sentence), statement, sentence)
             if values:
                 explicit = tx.has_cue(statement, CORRECTION_CUES + DECISION_CUES) and \
                     not _states_change(sentence)
@@ -666,16 +686,54 @@ _CALENDAR = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "
 def entity_conflict(unit_text: str, node_text: str) -> str | None:
     """Both texts name people, products, places, systems or settings, and each names one the
     other does not ("Alice prefers..." vs "Bob prefers...", `W&B` vs `MLflow`)."""
-    a = set(tx.facts(unit_text).entities) | set(named_tokens(unit_text, names_too=False))
-    b = set(tx.facts(node_text).entities) | set(named_tokens(node_text, names_too=False))
+    a = _names(unit_text) | set(named_tokens(unit_text, names_too=False))
+    b = _names(node_text) | set(named_tokens(node_text, names_too=False))
     if not a or not b:
         return None
     fold_a = {e.casefold() for e in a} - _CALENDAR
     fold_b = {e.casefold() for e in b} - _CALENDAR
-    if fold_a - fold_b and fold_b - fold_a and not (fold_a <= fold_b or fold_b <= fold_a):
-        mine, theirs = sorted(fold_a - fold_b)[:2], sorted(fold_b - fold_a)[:2]
-        return f"{', '.join(mine)} vs {', '.join(theirs)}"
+    # A thing one text names and the other never mentions, on both sides: one put in the
+    # other's place. A name the other text writes in lower case, in another form or without
+    # its dots ("Sworn In" / "sworn in", "Egyptians" / "Egypt", "U.S." / "US") is mentioned.
+    mine = sorted(e for e in fold_a - fold_b if not _mentions(e, node_text))
+    theirs = sorted(e for e in fold_b - fold_a if not _mentions(e, unit_text))
+    if mine and theirs:
+        return f"{', '.join(mine[:2])} vs {', '.join(theirs[:2])}"
     return None
+
+
+_WORDS_RE = re.compile(r"[A-Za-z][a-z]{3,}")
+
+
+def _names(text: str) -> set[str]:
+    """The names `tx.facts` finds; in a Latin text that capitalises its words (a headline, a
+    title: three in four of the words of four letters or more after the first open with a
+    capital), a capital says nothing, and only names written in capitals or with inner
+    capitals (`UN`, `NATO`, `MLflow`) count."""
+    found = set(tx.facts(text).entities)
+    words = _WORDS_RE.findall(text)[1:]  # the first opens the sentence
+    if not tx.is_cjk_text(text) and len(words) >= 2 and \
+            sum(w[0].isupper() for w in words) >= 0.75 * len(words):
+        found = {e for e in found if sum(c.isupper() for c in e) >= 2}
+    return found
+
+
+def _undotted(text: str) -> str:
+    return re.sub(r"(?<=\w)\.(?=\w)|(?<=\b\w)\.", "", text.casefold())
+
+
+def _mentions(name: str, other: str) -> bool:
+    """`other` mentions `name`: the same word in any case, without its dots,
+    or (for a name of four letters or more) a word it begins ("Egypt" / "Egyptians")."""
+    folded = _undotted(name)
+    if not folded:
+        return True
+    body = _undotted(other)
+    if not folded.isascii():
+        return folded in body
+    if len(folded) >= 4:
+        return re.search(rf"(?<![\w]){re.escape(folded)}", body) is not None
+    return re.search(rf"(?<![\w]){re.escape(folded)}(?![\w])", body) is not None
 
 
 _OPENING_RE = re.compile(r"^\W*([A-Z][\w&.-]*[\w&])")
