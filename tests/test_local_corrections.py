@@ -164,6 +164,8 @@ def test_number_words_are_facts_of_an_edit() -> None:
     assert revise.with_value("月结前封版两天", "每个月月结前封版两天", "月结前封版四天") == \
         "月结前封版四天"
     assert revise.with_value("Pool size 40", "pool 40", "pool 80 over 3 instances") is None
+    assert revise.with_value("Docs fit on one page", "Docs fit on one page.",
+                             "Docs can now be two pages.") == "Docs fit on two pages"
 
 
 @settings(max_examples=50, deadline=None)
@@ -305,3 +307,44 @@ def test_a_correction_that_is_not_one_value_for_one_keeps_the_node_name(
     text = node(ctx, made.target)
     assert re.search(r"^name: Pgbouncer pool size 40$", text, re.M)
     assert "“The pgbouncer default_pool_size is 40 on journaldb”" in text
+
+
+def test_one_page_to_two_pages_in_other_words_corrects_the_node(ctx: IntegrationContext) -> None:
+    # The later note shares few words with the node ("fit" is gone), and its number is a word:
+    # the point is what the sentence says of its value, numbers left out.
+    made = run(ctx, "daily/2026-02-04/1on1-priya.md", "Priya wants design docs to fit on one page",
+               "Priya wants design docs to fit on one page. Anything longer means the scope is "
+               "too big.", bucket="personal")
+    later = run(ctx, "daily/2026-03-10/design-review.md",
+                "Priya agreed design docs can now be two pages",
+                "Priya agreed design docs can now be two pages, appendix excluded.")
+    assert later.action == "CORRECT" and later.target == made.target
+    text = node(ctx, made.target)
+    assert "the earlier claim was “Priya wants design docs to fit on one page”" in text
+    assert re.search(r"^name: Priya wants design docs to fit on two pages$", text, re.M)
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+def test_a_freeze_from_april_on_corrects_the_clause_of_a_policy_line(
+        ctx: IntegrationContext) -> None:
+    # The policy line holds two clauses (the freeze, and what the freeze allows); the later
+    # unit restates only the first with another value and a starting point ("从 4 月开始"):
+    # a change of that clause, quoted whole, and the node keeps its name.
+    made = run(ctx, "resource/发布规范.md", "结算平台发布规范",
+               "每个月月结前封版三天，期间只修 P0。",
+               points=("灰度按 5% → 25% → 100% 推进。", "发布单至少提前一个工作日提交。"))
+    later = run(ctx, "daily/2026-03-17/发布周会.md", "从 4 月开始", "从 4 月开始，月结前封版五天。")
+    assert later.action == "CORRECT" and later.target == made.target
+    text = node(ctx, made.target)
+    assert "原先的说法是“每个月月结前封版三天，期间只修 P0”" in text
+    assert re.search(r"^name: 结算平台发布规范$", text, re.M)
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+@pytest.mark.parametrize(("text", "sets"), [
+    ("从 4 月开始，月结前封版五天。", True),
+    ("Starting April, design docs can be six pages.", True),
+    ("月结前封版五天。", False), ("Design docs can be six pages.", False),
+])
+def test_a_starting_point_in_time_sets_a_value(text: str, sets: bool) -> None:
+    assert decide.decides(text) is sets

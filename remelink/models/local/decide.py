@@ -489,6 +489,19 @@ DECISION_CUES = ("decided", "we decided", "agreed", "decision:", "from now on", 
                  "starting from", "决定", "约定", "商定", "从现在起", "今后", "以后一律")
 
 
+# A value set from a point in time on ("从 4 月开始，月结前封版五天", "starting 1 April",
+# "as of May"): the statement sets it from then on, like a decision.
+_FROM_THEN_RE = re.compile(
+    r"从[^，,。；;]{1,10}?(?:开始|起)|"
+    r"\b(?:starting|effective|as of|from)\s+(?:\d{1,2}\s+)?(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december|\d{4}-\d{2}-\d{2}|next)\b", re.I)
+
+
+def decides(text: str) -> bool:
+    """The text sets a value from then on: a decision cue or a starting point in time."""
+    return tx.has_cue(text, DECISION_CUES) or _FROM_THEN_RE.search(text) is not None
+
+
 def _assertive(text: str) -> str:
     """The text with "..., not X" / "而不是 X" clauses removed: what it asserts, for fact checks."""
     return _NEGATED_CLAUSE_RE.sub(" ", text)
@@ -540,7 +553,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                 return Disagreement("date", f"{min(u_facts.dates)} vs "
                                             f"{min(rejected.dates & n_dates)}", sentence, True)
     cue = tx.has_cue(unit_text, CORRECTION_CUES)
-    decides = tx.has_cue(unit_text, DECISION_CUES)
+    decided = decides(unit_text)
     whole = tx.facts(unit_text)
     # About the same point: alike, or the unit says everything the node sentence says (with
     # another value): in a young digest the unit's new words weigh the most, and "Dana agreed
@@ -555,7 +568,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         # train such pairs are mostly different facts (other events, other services), and
         # treating them as corrections cut the F1 of "same" at 1 % false merges from 0.41 to
         # 0.20 (the same threshold rule had to rise from 0.82 to 0.93).
-        explicit = (cue or decides) and not _states_change(sentence)
+        explicit = (cue or decided) and not _states_change(sentence)
         n_facts = tx.facts(sentence)
         values = _numbers_conflict(u_facts, n_facts, asserted, sentence)
         if values:
@@ -598,14 +611,24 @@ def _states_change(sentence: str) -> bool:
     "we decided on 4"): a unit worded the same way ("改成 3 天") states another change, not a
     correction of this one. A cue is evidence of a correction only where it is the unit's own
     (pairs zh-116 and zh-128 of the realistic-vault `tune` half merged on it)."""
-    return tx.has_cue(sentence, CORRECTION_CUES + DECISION_CUES)
+    return tx.has_cue(sentence, CORRECTION_CUES) or decides(sentence)
 
 
 def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
     """The unit speaks of the point `sentence` makes, whatever else it says: it holds most of
-    the sentence's weighted terms (POINT_CONTAIN), or both name the same setting or identifier
-    (`default_pool_size`, `journal.postings.v2`): "维持 40" and "从 40 调到 80" share few words."""
-    if coverage(bag(sentence), u, idf) >= POINT_CONTAIN:
+    the sentence's weighted terms (POINT_CONTAIN, numbers left out), or both name the same
+    setting or identifier (`default_pool_size`, `journal.postings.v2`): "维持 40" and "从 40 调到
+    80" share few words."""
+    # The point is what the sentence says of its values, not the values: a number written as a
+    # word ("one page" / "two pages") is left out like a number in digits. Chinese joins with
+    # "，" what English writes as two sentences: each clause is a point of its own ("每个月月结
+    # 前封版三天，期间只修 P0": the freeze).
+    plain = bag(tx._WORD_NUM_RE.sub(" ", unit_text))
+    parts = [sentence]
+    if tx.is_cjk_text(sentence):
+        parts += [c for c in re.split(r"[，,]\s*", sentence) if c.strip() and c != sentence]
+    if any(coverage(bag(tx._WORD_NUM_RE.sub(" ", part)), plain, idf) >= POINT_CONTAIN
+           for part in parts):
         return True
     mine = {t for t in named_tokens(unit_text, names_too=False) if _IDENT_CHARS.search(t)
             and not t.replace(".", "").isdigit()}
@@ -632,7 +655,7 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                 continue
             values = _numbers_conflict(mine, tx.facts(sentence), statement, sentence)
             if values:
-                explicit = tx.has_cue(statement, CORRECTION_CUES + DECISION_CUES) and \
+                explicit = (tx.has_cue(statement, CORRECTION_CUES) or decides(statement)) and \
                     not _states_change(sentence)
                 return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit,
                                     statement.strip())

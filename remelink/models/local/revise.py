@@ -32,6 +32,14 @@ def with_value(text: str, old: str, new: str) -> str | None:
         return None
     if before.isascii() and before[:1].isalnum():
         pattern = rf"(?<![\w.]){re.escape(before)}(?![\w])"
+        # The word it counts follows it, in the number the new value takes ("one page" ->
+        # "two pages"): the new text's own word, when it is the same word.
+        counted = re.search(rf"(?<![\w.]){re.escape(after)}\s+([A-Za-z]+)", new)
+        unit = re.search(rf"(?<![\w.]){re.escape(before)}\s+([A-Za-z]+)", text)
+        if counted and unit and counted.group(1) != unit.group(1) and \
+                decide.strong_stem(counted.group(1).lower()) == \
+                decide.strong_stem(unit.group(1).lower()):
+            return text[:unit.start()] + f"{after} {counted.group(1)}" + text[unit.end():]
     else:
         pattern = re.escape(before)
     changed, count = re.subn(pattern, after.replace("\\", r"\\"), text, count=1)
