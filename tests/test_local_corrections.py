@@ -348,3 +348,14 @@ def test_a_freeze_from_april_on_corrects_the_clause_of_a_policy_line(
 ])
 def test_a_starting_point_in_time_sets_a_value(text: str, sets: bool) -> None:
     assert decide.decides(text) is sets
+
+
+@pytest.mark.parametrize(("text", "sets"), [
+    ("So: design docs can be up to six pages now.", True),
+    ("Retention on the topic goes to 14 days.", True),
+    ("连接池从 40 调到 80。", True),
+    ("Retention on the topic is 14 days.", False),
+    ("连接池是 80。", False),
+])
+def test_a_value_changed_to_another_is_a_change(text: str, sets: bool) -> None:
+    assert decide.decides(text) is sets

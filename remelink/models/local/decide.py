@@ -497,9 +497,22 @@ _FROM_THEN_RE = re.compile(
     r"june|july|august|september|october|november|december|\d{4}-\d{2}-\d{2}|next)\b", re.I)
 
 
+# A value that changes to another: a verb of change with its new value ("goes to 14 days",
+# "raised to 80", "调到 80", "延长到五天"), or "now" with the value ("can be up to six pages
+# now", "现在是 80").
+_CHANGE_TO_RE = re.compile(
+    r"\b(?:goes|go|going|went|gone|raised|lowered|bumped|increased|reduced|dropped|cut|"
+    r"extended|shortened|moved|changed|set|grew|grows)\s+(?:up\s+|down\s+|back\s+)?"
+    r"(?:to|from)\s+\S*\d|\bnow\b|"
+    r"(?:调|改|提高|提升|降低|降|增加|减少|扩|缩|上调|下调|延长|缩短|放宽|收紧)(?:到|至|为|成)|"
+    r"现在(?:是|为|改)", re.I)
+
+
 def decides(text: str) -> bool:
-    """The text sets a value from then on: a decision cue or a starting point in time."""
-    return tx.has_cue(text, DECISION_CUES) or _FROM_THEN_RE.search(text) is not None
+    """The text sets a value from then on: a decision cue, a starting point in time, or a
+    value it changes to."""
+    return tx.has_cue(text, DECISION_CUES) or _FROM_THEN_RE.search(text) is not None or \
+        _CHANGE_TO_RE.search(text) is not None
 
 
 def _assertive(text: str) -> str:
