@@ -237,18 +237,6 @@ def test_a_change_worded_like_the_node_is_another_change_not_a_correction() -> N
     assert c.correction and c.label == "same_abstraction"
 
 
-def test_a_word_slipped_into_the_claim_is_another_claim_but_an_added_clause_refines_it() -> None:
-    head = "费尔南多·海德里希于 1880 年在古巴引进它的栽培技术。"
-    slipped = decide.compare("马坦萨斯的费尔南多·海德里希于 1880 年在古巴引入它的栽培技术。",
-                             head, head)
-    assert not slipped.contains
-    body = "Schema migrations ship in their own deploy."
-    added = decide.compare("Schema migrations ship in their own deploy, before the code that "
-                           "needs them, because a failed migration must not block a rollback.",
-                           "Schema migrations ship in their own deploy", body)
-    assert added.contains and added.label == "same_abstraction"
-
-
 _SETTINGS = st.sampled_from([
     ("Idempotency keys are kept for {n} {u} in the dedupe store.", ["hours", "days", "minutes"]),
     ("Alert when the consumer lag stays above {n} messages for {n2} {u}.", ["minutes", "hours"]),

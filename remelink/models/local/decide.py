@@ -885,7 +885,6 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     contains = not new_names and len(head.counts) >= 4 and coverage(head, u, idf) >= need and \
         coverage(u, head, idf) < 1.0 and (coverage(u, head, idf) >= CONTAIN_SHARE or
                                           _leads_with(unit_text, head, idf, need)) and \
-        _in_one_clause(unit_text, head, idf, need, lang) and \
         order_agreement(unit_text, node_head) >= ORDER_RULE.get(lang, ORDER_RULE["en"])[1]
     if not contains and kind is None:
         contains = restates_part(unit_text, sentences, idf, lang, head)
