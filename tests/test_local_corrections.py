@@ -283,18 +283,13 @@ def test_another_person_or_system_in_the_same_statement_never_merges(
         assert c.label != "same_abstraction", (a, again, c)
 
 
-def test_a_correction_that_is_not_one_value_for_one_keeps_the_node_name(
-        ctx: IntegrationContext) -> None:
-    made = run(ctx, "daily/2026-02-12/pool.md", "Pgbouncer pool size 40",
-               "The pgbouncer default_pool_size is 40 on journaldb.")
-    later = run(ctx, "daily/2026-03-04/peak.md", "Pool size now 80 over 3 instances after the "
-                "peak review",
-                "The pgbouncer default_pool_size was changed to 80, over 3 instances, on "
-                "journaldb.")
-    assert later.action == "CORRECT" and later.target == made.target
-    text = node(ctx, made.target)
-    assert re.search(r"^name: Pgbouncer pool size 40$", text, re.M)
-    assert "“The pgbouncer default_pool_size is 40 on journaldb”" in text
+def test_a_correction_of_a_day_renames_the_node_by_that_day_only() -> None:
+    # One day for another: the node's own name with the new day (the work vault's freeze).
+    assert revise.with_value("The deploy freeze starts on Thursday at 18:00",
+                             "The deploy freeze starts on Thursday at 18:00 and lasts until "
+                             "Monday morning.",
+                             "The deploy freeze now starts on Wednesday at 18:00.") == \
+        "The deploy freeze starts on Wednesday at 18:00"
 
 
 def test_one_page_to_two_pages_in_other_words_corrects_the_node(ctx: IntegrationContext) -> None:

@@ -614,14 +614,9 @@ class LocalModel:
         current_name = str(meta.get("name") or "")
         if name and name != current_name and stated(current_name, stale):
             # The name stated the old value: the same name with the new one ("at most four
-            # pages" -> "at most six pages"). When the change is not one value for one value,
-            # the name stays: the correction line in the body says what changed, and the
-            # unit's name is a title for a note, not for this node (issue 21: a CORRECT
-            # renamed its node to a cut title).
-            renamed = revise.with_value(current_name, old_sentence,
-                                        decide._assertive(f"{name} {summary}"))
-            if renamed:
-                out["name"] = renamed
+            # pages" -> "at most six pages", "on Thursday" -> "on Wednesday"), else the unit's.
+            out["name"] = revise.with_value(current_name, old_sentence,
+                                            decide._assertive(f"{name} {summary}")) or name
         current = str(meta.get("description") or "")
         description = _description(summary, lang, bucket, name, points)
         if description and description != current and stated(current, stale):

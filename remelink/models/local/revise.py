@@ -25,6 +25,10 @@ def with_value(text: str, old: str, new: str) -> str | None:
     gone = values(facts(old) - facts(new))
     came = values(facts(new) - facts(old))
     numbers = [v for v in gone if not v[:1].isupper()], [v for v in came if not v[:1].isupper()]
+    if not numbers[0] and not numbers[1]:
+        # No number changed: one name or day for another ("on Thursday" -> "on Wednesday").
+        numbers = ([v for v in gone if v[:1].isupper() and stated(text, (v,))],
+                   [v for v in came if v[:1].isupper()])
     if len(numbers[0]) != 1 or len(numbers[1]) != 1:
         return None
     before, after = numbers[0][0], numbers[1][0]
