@@ -192,8 +192,10 @@ def _document(note: Note, title: str, parts: list[sections.Section], index: int
               ) -> Candidate | None:
     """A short resource document without sections is about one thing, its title: its first
     paragraph says what, the next ones add to it."""
-    paragraphs = [tx.clean_statement(t) for s in parts for k, t in sections.blocks(s.lines)
-                  if k == "para"]
+    blocks = [(k, t) for s in parts for k, t in sections.blocks(s.lines)]
+    if sum(1 for k, _ in blocks if k == "num") >= 2:
+        return None  # numbered steps: a runbook, which the section walk makes with its steps
+    paragraphs = [tx.clean_statement(t) for k, t in blocks if k == "para"]
     if not paragraphs or not _long_enough(paragraphs[0]):
         return None
     name = re.sub(r"\s+(?:notes?|overview|summary|笔记|说明|概述)$", "", tx.clean_statement(title),

@@ -148,11 +148,13 @@ _LEADING_CUE_RE = re.compile(
 _WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _MD_LINK_RE = re.compile(r"\[([^\[\]\n]+)\]\([^()\n]*\)")
 _ITEM_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_EMPHASIS_RE = re.compile(r"\*\*|__|`")
+_EMPHASIS_RE = re.compile(r"\*\*|__")
+_CODE_SPAN_RE = re.compile(r"`([^`\n]*)`")
 
 
 def clean_statement(text: str) -> str:
-    """A statement with list markers, emphasis and trailing link noise removed."""
+    """A statement with list markers, emphasis and trailing link noise removed. Inline code
+    keeps its backticks: what people reuse reaches the node as code (SPEC §4)."""
     text = _ITEM_MARK_RE.sub("", text)
     text = _EMPHASIS_RE.sub("", text)
     text = _WIKILINK_RE.sub(
@@ -177,10 +179,16 @@ def _cue_clause(clauses: list[str]) -> str:
     return clauses[0] if clauses else ""
 
 
+def without_code_marks(text: str) -> str:
+    """Plain text for a title or a description: inline code without its backticks (a name is
+    words; the body keeps the code as code)."""
+    return _CODE_SPAN_RE.sub(r"\1", text).replace("`", "")
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
-    text = clean_statement(statement)
+    text = without_code_marks(clean_statement(statement))
     text = _LEADING_CUE_RE.sub("", text)
     text = drop_parentheticals(text).strip()
     if is_cjk_text(text):

@@ -251,6 +251,10 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         parts.append(f"{when}{'' if lang == 'zh' else ' '}{statement}" if said else when)
         if steps:
             parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
+        if roles.get("step"):
+            # What the note writes after its steps (`Rollback: ...`, a caveat) stays with them,
+            # each line as written.
+            parts += [_end(p, lang) for p in roles.get("point", [])]
         if roles.get("outcome"):
             parts.append(_labelled("outcome", roles["outcome"], lang))
     if roles.get("input"):

@@ -1,0 +1,66 @@
+"""Notes nobody here wrote (issue 21), through the local engine's whole dream run: what a node
+keeps of a note is what its author would keep (code as code, fenced blocks whole, titles that
+are the topic, no node from a wish, link prose that claims only what is evidenced)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from remelink.config import Settings
+from remelink.dream.run import DreamOptions, run_dream
+from remelink.models.local import LocalModel
+
+
+def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
+    """Write `notes` into a fresh vault, dream it once, and return the digest (path -> text)."""
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "digest").mkdir(exist_ok=True)
+    settings = replace(Settings(), embedder="none")
+    result = run_dream(root, settings, LocalModel(settings), DreamOptions())
+    assert result.ok  # type: ignore[attr-defined]
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted((root / "digest").rglob("*.md"))}
+
+
+def body_of(text: str) -> str:
+    """A node without its frontmatter and Sources."""
+    text = text.split("\n---\n", 1)[-1]
+    return re.split(r"^## Sources", text, flags=re.M)[0]
+
+
+def inline_code(text: str) -> list[str]:
+    return re.findall(r"`([^`\n]+)`", text)
+
+
+RUNBOOK = """# Ledger deploy runbook
+
+Use this for every ledger-api release.
+
+1. Run the migration first: `kubectl -n ledger create job --from=cronjob/ledger-migrate m1`.
+2. Watch the rollout: `kubectl -n ledger rollout status deploy/ledger-api --timeout=10m`
+3. Post the version in `#ledger-releases`.
+
+Rollback: `kubectl -n ledger rollout undo deploy/ledger-api`
+"""
+
+RULES_ZH = """# 日志规范
+
+- 日志里不要打印完整卡号，用 `mask_pan()` 处理后再输出。
+- 连接池 `default_pool_size` 维持 64，不要随手调大。
+"""
+
+
+def test_inline_code_reaches_the_node_as_code(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/2026-02-16/ledger-deploy.md": RUNBOOK,
+                              "resource/2026-02-17/日志规范.md": RULES_ZH})
+    bodies = "\n".join(body_of(t) for t in digest.values())
+    kept = set(inline_code(bodies))
+    for span in inline_code(RUNBOOK) + inline_code(RULES_ZH):
+        assert span in kept, f"`{span}` is not code in any node:\n{bodies}"
+    # No punctuation is added inside a command.
+    assert "--timeout=10m." not in bodies
