@@ -8,9 +8,13 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
-from remelink.models.local import LocalModel
+from remelink.models.local import LocalModel, shapes
 
 
 def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
@@ -64,3 +68,29 @@ def test_inline_code_reaches_the_node_as_code(tmp_path: Path) -> None:
         assert span in kept, f"`{span}` is not code in any node:\n{bodies}"
     # No punctuation is added inside a command.
     assert "--timeout=10m." not in bodies
+
+
+# -- descriptions: the first sentence, never cut at the dot of an identifier or a URL ---------
+@pytest.mark.parametrize("summary,first", [
+    ("Topic `journal.postings.v2` gets 48 partitions. Consumers scale to 48.",
+     "Topic journal.postings.v2 gets 48 partitions."),
+    ("Never call `date.today()` in business logic; pass the clock in.",
+     "Never call date.today() in business logic; pass the clock in."),
+    ("The result runs at https://my-app.fly.dev/ now. It took a minute.",
+     "The result runs at https://my-app.fly.dev/ now."),
+    ("He wants to own the runbook (there is none. yet) for payouts. More later.",
+     "He wants to own the runbook (there is none. yet) for payouts."),
+    ("If you use @pytest.mark.parametrize pytest will behave. Then more.",
+     "If you use @pytest.mark.parametrize pytest will behave."),
+    ("连接池 `default_pool_size` 维持 64。以后再议。", "连接池 default_pool_size 维持 64。"),
+])
+def test_a_description_is_a_whole_first_sentence(summary: str, first: str) -> None:
+    assert shapes.description(summary, "zh" if "连接池" in summary else "en") == first
+
+
+@given(ident=st.from_regex(r"[a-z]{2,8}(\.[a-z0-9_]{1,8}){1,3}(\(\))?", fullmatch=True),
+       tail=st.sampled_from(["in business logic", "for every consumer", "on the replica"]))
+@settings(max_examples=60, deadline=None)
+def test_no_description_ends_at_the_dot_of_an_identifier(ident: str, tail: str) -> None:
+    text = f"Always call `{ident}` {tail}. Another sentence follows."
+    assert shapes.description(text, "en") == f"Always call {ident} {tail}."

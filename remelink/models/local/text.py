@@ -185,6 +185,28 @@ def without_code_marks(text: str) -> str:
     return _CODE_SPAN_RE.sub(r"\1", text).replace("`", "")
 
 
+def first_sentence(text: str) -> str:
+    """The first whole sentence of `text`: it ends at `.`, `!` or `?` followed by a space or
+    the end (a dot inside `journal.postings.v2`, `date.today()` or a URL ends nothing), or at
+    a Chinese full stop, and never inside inline code or brackets."""
+    depth = 0
+    code = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif code:
+            continue
+        elif ch in "([（【":
+            depth += 1
+        elif ch in ")]）】":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in "。！？" or (ch in ".!?" and (
+                i + 1 == len(text) or text[i + 1].isspace()) and
+                not text[:i + 1].lower().endswith(_ABBREV))):
+            return text[:i + 1]
+    return text
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
