@@ -94,3 +94,23 @@ def test_a_description_is_a_whole_first_sentence(summary: str, first: str) -> No
 def test_no_description_ends_at_the_dot_of_an_identifier(ident: str, tail: str) -> None:
     text = f"Always call `{ident}` {tail}. Another sentence follows."
     assert shapes.description(text, "en") == f"Always call {ident} {tail}."
+
+
+# -- a wish nobody committed to is no node ---------------------------------------------------
+WISHES = """# Team sync
+
+- We decided to rotate the vault tokens every 14 days.
+- Someone should fix the espresso machine on the third floor, it leaks again.
+- Team lunch idea: we should do the ramen place near the office again, last time was great.
+- 另外下个月团建要不要再去爬一次山，上次大家都挺开心的。
+- 有人应该把三楼的打印机修一下，又卡纸了。
+"""
+
+
+def test_a_wish_or_small_talk_becomes_no_node(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"daily/2026-03-02/team-sync.md": WISHES})
+    text = "\n".join(digest.values())
+    assert "14 days" in text  # the decision is kept
+    for wish in ("espresso", "ramen", "爬一次山", "打印机"):
+        assert wish not in text, f"a wish became a node:\n{text}"
+

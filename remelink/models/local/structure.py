@@ -44,7 +44,7 @@ def _is_attendance(text: str) -> bool:
 
 
 def _is_chatter(text: str) -> bool:
-    if _is_attendance(text):
+    if _is_attendance(text) or tx.is_wish(text):
         return True
     return tx.has_cue(text, tx.CHATTER_CUES) and not tx.has_cue(
         text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES)

@@ -85,6 +85,21 @@ CHATTER_CUES = ("attendees", "attendee", "participants", "present:", "agenda", "
                 "thank you", "will check", "next week", "tomorrow", "lunch", "参会", "出席",
                 "议程", "谢谢", "下周", "明天", "午饭")
 
+# A wish nobody committed to ("Someone should fix ...", "Lunch idea: we should ... again",
+# "要不要再去爬一次山"): no one decided it, so it is no rule and no decision.
+_WISH_RE = re.compile(
+    r"^[^:：\n]{0,40}\b(?:idea|suggestion|wish)\s*[:：]|"
+    r"^(?:someone|somebody|anyone|maybe we|we could|"
+    r"it would be (?:nice|great|good)|would be (?:nice|great)|wouldn't it be|should we|"
+    r"can someone|could someone|anybody)\b|要不要|有人应该|有人得|有没有人|谁有空|"
+    r"(?:[^:：\n]{0,20}(?:想法|主意|提议)\s*[:：])", re.I)
+
+
+def is_wish(text: str) -> bool:
+    """A suggestion or a wish without anyone deciding it (SPEC §8: never a node)."""
+    return bool(_WISH_RE.search(clean_statement(text).lstrip("-*+ ")))
+
+
 # Section headings: what kind of material a section holds.
 HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item",
