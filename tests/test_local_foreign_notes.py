@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
-from remelink.models.local import LocalModel, shapes
+from remelink.models.local import LocalModel, shapes, write
 
 
 def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
@@ -114,3 +114,24 @@ def test_a_wish_or_small_talk_becomes_no_node(tmp_path: Path) -> None:
     for wish in ("espresso", "ramen", "爬一次山", "打印机"):
         assert wish not in text, f"a wish became a node:\n{text}"
 
+
+# -- link prose claims only what is evidenced ------------------------------------------------
+_CLAIMS = ("runbook for", "neighbouring", "goes together", "relies on", "steps are in",
+           "decision it goes with", "的操作步骤", "做法见", "相邻的操作", "对应的决定")
+
+
+@given(bucket=st.sampled_from(["procedure", "personal", "wiki"]),
+       lang=st.sampled_from(["en", "zh"]),
+       links=st.lists(st.tuples(st.sampled_from(["procedure", "personal", "wiki"]),
+                                st.sampled_from(["mention", "linked", "source", "named", "term",
+                                                 "similar", "crosslang"])),
+                      min_size=1, max_size=5))
+@settings(max_examples=80, deadline=None)
+def test_a_link_sentence_never_claims_an_unchecked_relation(
+        bucket: str, lang: str, links: list[tuple[str, str]]) -> None:
+    related = [write.Related(f"digest/{b}/n{i}.md", f"Node {i}", r,
+                             "pgbouncer" if r == "named" else "")
+               for i, (b, r) in enumerate(links)]
+    sentence = write.related_sentence(related, lang, bucket)
+    assert not any(claim in sentence for claim in _CLAIMS), sentence
+    assert write.without_related_sentences(sentence).strip() == ""

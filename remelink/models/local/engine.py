@@ -462,7 +462,8 @@ class LocalModel:
             semantic=self._semantic if self.embedder is not None else None,
             ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes],
             linked_notes=relate.linked_entries(unit.get("linked_notes")))
-        related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason) for k in links]
+        related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason, k.evidence)
+                                           for k in links]
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
         titles = evidence_titles(messages)
