@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
 from remelink.models.local import LocalModel, shapes, write
+from remelink.models.local import text as tx
 
 
 def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
@@ -135,3 +136,42 @@ def test_a_link_sentence_never_claims_an_unchecked_relation(
     sentence = write.related_sentence(related, lang, bucket)
     assert not any(claim in sentence for claim in _CLAIMS), sentence
     assert write.without_related_sentences(sentence).strip() == ""
+
+
+# -- titles: the topic, never a label, a lead-in word or a phrase cut open -------------------
+@pytest.mark.parametrize("statement,title", [
+    ("Tomasz: shadow mode deploy starts tomorrow at 10:00 for the posting consumer.",
+     "Shadow mode deploy starts tomorrow at 10:00 for the posting consumer"),
+    ("Rule of thumb: every new service gets a dashboard before its first prod deploy.",
+     "Every new service gets a dashboard before its first prod deploy"),
+    ("Again, I got here through a process of iteration with the electron builder config.",
+     "I got here through a process of iteration"),
+    ("To use it, you need to tag your Docker images with a tag that begins with that string.",
+     "You need to tag your Docker images"),
+    ("This means the image is fetched again from Cloudflare every time the page loads.",
+     "This means the image is fetched again"),
+    ("Since we specified the environment on PyPI we can skip the token entirely here.",
+     "Since we specified the environment on PyPI"),
+    ("决定：结算日志统一保留 30 天，过期自动删除。", "结算日志统一保留 30 天"),
+])
+def test_a_title_is_the_topic_not_a_label_or_a_cut_phrase(statement: str, title: str) -> None:
+    assert tx.title_from(statement) == title
+
+
+@given(words=st.lists(st.sampled_from(
+    "the cache of a pool for service with from on to and we it keys rotate tokens every "
+    "deploy image through replica".split()), min_size=13, max_size=30))
+@settings(max_examples=100, deadline=None)
+def test_a_long_title_never_ends_on_a_word_that_needs_what_follows(words: list[str]) -> None:
+    title = tx.title_from("Always " + " ".join(words) + ".")
+    assert title.split()[-1].lower() not in tx.DANGLING, title
+
+
+@pytest.mark.parametrize("heading,note,title", [
+    ("Rollout", "Ledger event migration", "Ledger event migration: rollout"),
+    ("What I checked", "Postgres pool exhaustion", "Postgres pool exhaustion: what I checked"),
+    ("她的建议", "和赵敏的 1:1", "和赵敏的 1:1：她的建议"),
+    ("How to rotate the vault tokens", "Vault", "Rotate the vault tokens"),
+])
+def test_a_section_label_is_never_a_title_alone(heading: str, note: str, title: str) -> None:
+    assert tx.procedure_title(heading, note) == title

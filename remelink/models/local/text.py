@@ -222,6 +222,29 @@ def first_sentence(text: str) -> str:
     return text
 
 
+# Words a phrase cannot end on: they need what follows (`... fetched again from`, `... on PyPI
+# we`). A title cut to a few words drops them.
+DANGLING = frozenset(_STOP_TAIL | set("""from into onto over under about after before via per
+was were been being we i you they it he she them us these those not no can could will would
+should must may might has have had do does did because while then your whose whom since until
+unless whether either neither both each every""".split()))
+_LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
+_LEAD_INS = frozenset("""again first second then next finally instead also so now here there
+however note ok okay yes well anyway sadly unfortunately basically actually thankfully luckily
+to if when since after before once in for with as by on otherwise meanwhile still later
+today yesterday""".split())
+
+
+def _is_lead_in(clause: str) -> bool:
+    """A short clause that only leads in ("Again", "To use it", "Sadly"): four words at most,
+    opening on an adverb, a conjunction or an infinitive."""
+    words = clause.split()
+    if not words or len(words) > 4:
+        return False
+    first = words[0].lower()
+    return first in _LEAD_INS or (len(words) == 1 and first.endswith("ly"))
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
@@ -239,12 +262,20 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                 cut = cut[:m.start()]
             clause = cut.rstrip("的了和与及 ")
         return clause or text[:max_cjk]
+    # "Tomasz: shadow mode ...", "Rule of thumb: every new service ...": a short label before a
+    # colon names the line, not its topic.
+    label = _LABEL_RE.match(text)
+    if label and len(label.group(1).split()) <= 3:
+        text = label.group(2)
     clauses = [c.strip() for c in re.split(r"[,;:.!?](?:\s|$)|\s[-–—]\s", text) if c.strip()]
+    # "Again, ...", "To use it, ...": a lead-in clause is no topic; the clause after it is.
+    while len(clauses) > 1 and _is_lead_in(clauses[0]):
+        clauses.pop(0)
     clause = clauses[0] if clauses else text
     words = clause.split()
     if len(words) > max_words:
         words = words[:cut_words]
-        while words and words[-1].lower() in _STOP_TAIL:
+        while len(words) > 1 and words[-1].lower().strip("'’") in DANGLING:
             words.pop()
     title = " ".join(words).strip(" .,:;")
     return title[:1].upper() + title[1:] if title else text[:60]
@@ -277,10 +308,25 @@ def procedure_title(heading: str, note_title: str) -> str:
     text = re.sub(r"^(?:如何|怎么|怎样)", "", text)
     generic = {"steps", "procedure", "runbook", "checklist", "recipe", "setup", "操作步骤", "步骤",
                "流程", "方法", "做法", "操作"}
+    base = clean_statement(note_title).strip("# ").strip()
     if not text or text.lower() in generic:
-        base = clean_statement(note_title).strip("# ").strip()
         return base if is_cjk_text(base) else (base[:1].upper() + base[1:])
+    if base and base.lower() != text.lower() and _is_label_heading(text):
+        # "Rollout", "What I checked", "她的建议": a label of the section, named with what the
+        # note is about.
+        if is_cjk_text(base) or is_cjk_text(text):
+            return f"{base}：{text}"
+        return f"{base[:1].upper() + base[1:]}: {text[:1].lower() + text[1:]}"
     return text[:1].upper() + text[1:]
+
+
+def _is_label_heading(heading: str) -> bool:
+    """A section heading that labels its part instead of saying what is done: one word, a
+    short Chinese noun phrase, or "What I / we ..."."""
+    if is_cjk_text(heading):
+        return len(re.findall(f"[{CJK}]", heading)) <= 4
+    words = heading.split()
+    return len(words) == 1 or bool(re.match(r"what (?:i|we)\b", heading, re.I))
 
 
 # -- facts a merge must agree on -----------------------------------------------------------------
