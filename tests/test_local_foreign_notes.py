@@ -158,9 +158,9 @@ def test_a_title_is_the_topic_not_a_label_or_a_cut_phrase(statement: str, title:
     assert tx.title_from(statement) == title
 
 
-@given(words=st.lists(st.sampled_from(
+@given(words=st.lists(st.sampled_from(sorted(tx.word_set(
     "the cache of a pool for service with from on to and we it keys rotate tokens every "
-    "deploy image through replica".split()), min_size=13, max_size=30))
+    "deploy image through replica"))), min_size=13, max_size=30))
 @settings(max_examples=100, deadline=None)
 def test_a_long_title_never_ends_on_a_word_that_needs_what_follows(words: list[str]) -> None:
     title = tx.title_from("Always " + " ".join(words) + ".")

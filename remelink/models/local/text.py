@@ -224,15 +224,15 @@ def first_sentence(text: str) -> str:
 
 # Words a phrase cannot end on: they need what follows (`... fetched again from`, `... on PyPI
 # we`). A title cut to a few words drops them.
-DANGLING = frozenset(_STOP_TAIL | set("""from into onto over under about after before via per
+DANGLING = frozenset(_STOP_TAIL) | word_set("""from into onto over under about after before via per
 was were been being we i you they it he she them us these those not no can could will would
 should must may might has have had do does did because while then your whose whom since until
-unless whether either neither both each every""".split()))
+unless whether either neither both each every""")
 _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
-_LEAD_INS = frozenset("""again first second then next finally instead also so now here there
+_LEAD_INS = word_set("""again first second then next finally instead also so now here there
 however note ok okay yes well anyway sadly unfortunately basically actually thankfully luckily
 to if when since after before once in for with as by on otherwise meanwhile still later
-today yesterday""".split())
+today yesterday""")
 
 
 def _is_lead_in(clause: str) -> bool:
