@@ -319,9 +319,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--side", choices=("tune", "heldout"), default="heldout")
     parser.add_argument("--n", type=int, default=160)
     parser.add_argument("--keep", type=Path)
+    parser.add_argument("--read", type=Path,
+                        help="read a til vault kept by an earlier run (no run)")
     parser.add_argument("-v", action="store_true")
     args = parser.parse_args(argv)
     side = splits.HELD_OUT if args.side == "heldout" else splits.TUNING
+    if args.read:
+        notes = {p.relative_to(args.read).as_posix().removesuffix(".md"):
+                 p.read_text(encoding="utf-8")
+                 for p in sorted((args.read / "resource").rglob("*.md"))}
+        fig = Figures(args.vault, "read", len(notes), 0.0)
+        read_figures(fig, args.read, notes)
+        print(report(fig, args.v))
+        return 0
     fig = til(side, args.n, args.keep) if args.vault == "til" else realvault(side, args.keep)
     print(report(fig, args.v))
     return 0
