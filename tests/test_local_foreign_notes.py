@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
-from remelink.models.local import LocalModel, shapes, write
+from remelink.models.local import LocalModel, fenced, shapes, write
 from remelink.models.local import text as tx
 
 
@@ -175,3 +175,73 @@ def test_a_long_title_never_ends_on_a_word_that_needs_what_follows(words: list[s
 ])
 def test_a_section_label_is_never_a_title_alone(heading: str, note: str, title: str) -> None:
     assert tx.procedure_title(heading, note) == title
+
+
+# -- fenced blocks: whole, or a pointer when too long; never cut -----------------------------
+LONG = "\n".join(f"    print({i})" for i in range(40))
+FENCED = f"""# Check if a file has changed in a script
+
+I wanted a shell script to exit early when a file had not changed since the last run.
+
+1. Store the hash of the file:
+
+   ```bash
+   sha256sum config.yaml > .config.sha
+   ```
+
+2. Compare it on the next run, and exit when nothing changed:
+
+   ```bash
+   if sha256sum --check --status .config.sha; then
+     exit 0
+   fi
+   ```
+
+3. Run the rest of the script.
+
+The whole helper, for reference:
+
+```python
+def main():
+{LONG}
+```
+"""
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^ *```[a-z]*\n(.*?)\n *```$", text, re.M | re.S)]
+
+
+def test_a_fenced_block_is_kept_whole_or_pointed_to(tmp_path: Path) -> None:
+    rel = "resource/2026-02-16/file-changed.md"
+    digest = dream(tmp_path, {rel: FENCED})
+    text = "\n".join(body_of(t) for t in digest.values())
+    blocks = [" ".join(b.split()) for b in _fenced_blocks(text)]
+    assert "sha256sum config.yaml > .config.sha" in blocks, text
+    assert "if sha256sum --check --status .config.sha; then exit 0 fi" in blocks, text
+    # The 40-line block is not cut: the node says where it is.
+    assert "print(39)" not in text or "print(0)" in text
+    line = FENCED.split("\n").index("```python") + 1
+    assert f"41-line python block is at line {line} of [[{rel}]]" in text, text
+    # Under a numbered step the block is indented into the item.
+    assert re.search(r"^1\. Store the hash of the file:\n\n? *```bash\n +sha256sum", text, re.M), \
+        text
+
+
+@given(body=st.lists(st.from_regex(r"( {0,6})[a-z_()=:]{1,12}", fullmatch=True), min_size=1,
+                     max_size=8), indent=st.sampled_from(["", "   "]))
+@settings(max_examples=100, deadline=None)
+def test_a_folded_block_unfolds_byte_for_byte(body: list[str], indent: str) -> None:
+    lines = [f"{indent}```python", *(indent + line for line in body), f"{indent}```"]
+    token = fenced.fold(lines)
+    assert fenced.unfold(f"Run this: {token}") == "Run this:\n" + "\n".join(
+        line[len(indent):] for line in lines)
+
+
+def test_code_in_a_fenced_block_is_never_a_tag() -> None:
+    from remelink.models.local import tags
+
+    node = ("---\nname: Debugging pytest-httpx\n---\nDrop this onto the test:\n```\n"
+            "E       AssertionError: The following responses are mocked\n"
+            "E         - Match POST request on Mistral\n```\nIt prints each request.\n")
+    assert not {"AssertionError", "Match", "Mistral"} & set(tags.entity_tags(node, [], 5))

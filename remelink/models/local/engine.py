@@ -25,7 +25,17 @@ from typing import Any
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, relate, revise, shapes, tags, write
+from remelink.models.local import (
+    decide,
+    embed,
+    extract,
+    fenced,
+    relate,
+    revise,
+    shapes,
+    tags,
+    write,
+)
 from remelink.models.local import points as pts
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
@@ -575,6 +585,7 @@ class LocalModel:
                 new_body, write.related_sentence(related, lang, own_bucket))
         new_body = write.add_sources(new_body,
                                      [write.source_sentence(s, r, lang) for s, r in roles])
+        new_body = fenced.unfold(new_body)
         if new_body == body:  # the node already says it, from these very sources
             unchanged = "节点已记录这一点及其来源：无需改动。" if lang == "zh" else \
                 "The node already records this, from these sources: nothing to add."

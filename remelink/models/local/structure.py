@@ -117,7 +117,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     """Candidates of one note, in order, and the reason when it gives none."""
     title = sections.title_of(note, meta)
     found = _Note()
-    parts = sections.sections(note.body)
+    parts = sections.sections(note.body, note.body_line, note.path)
     if not note.path.startswith(DAILY) and all(s.level < 2 for s in parts):
         document = _document(note, title, parts, index)
         if document is not None:

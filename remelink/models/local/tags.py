@@ -62,6 +62,9 @@ def _prose(text: str) -> str:
             body = text[end + 4:]
     body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
     prose = f"{head}\n{body}"
+    # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
+    prose = re.sub(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", " ", prose,
+                   flags=re.M | re.S)
     prose = re.sub(r"!?\[\[[^\]|]*\|([^\]]*)\]\]", r"\1", prose)
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
     prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)

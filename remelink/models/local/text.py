@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remelink.models.local import fenced
+
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RE = re.compile(f"[{CJK}]")
 _SENT_END_RE = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
@@ -197,7 +199,7 @@ def _cue_clause(clauses: list[str]) -> str:
 def without_code_marks(text: str) -> str:
     """Plain text for a title or a description: inline code without its backticks (a name is
     words; the body keeps the code as code)."""
-    return _CODE_SPAN_RE.sub(r"\1", text).replace("`", "")
+    return _CODE_SPAN_RE.sub(r"\1", fenced.strip(text)).replace("`", "")
 
 
 def first_sentence(text: str) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from remelink.models.local import fenced, shapes, sources
 from remelink.models.local import points as pt
-from remelink.models.local import shapes, sources
 from remelink.models.local import text as tx
 from remelink.models.local.edits import (
     _sources_span,
@@ -322,7 +322,7 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
         parts.append(related_sentence(rest, lang, bucket))
     parts.append("## Sources")
     parts.append("\n".join(source_sentence(src, role, lang) for src, role in sources))
-    return "\n\n".join(parts) + "\n"
+    return fenced.unfold("\n\n".join(parts)) + "\n"
 
 
 MAX_WORDS = 160  # a node is an abstraction (SPEC 7.1: about 50-200 words), not a copy
