@@ -184,11 +184,16 @@ def is_cut(title: str, note_text: str) -> bool:
     return last.endswith(_FUNCTION_ZH) and not t.endswith(("。", "）"))
 
 
+PYTHONPATH = ""  # --baseline: the engine of another revision first on the path
+
+
 def _run(vault: Path) -> tuple[float, dict[str, object]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REMELINK_")}
-    exe = Path(sys.executable).with_name("remelink")
+    if PYTHONPATH:
+        env["PYTHONPATH"] = PYTHONPATH
     started = time.perf_counter()
-    done = subprocess.run([str(exe), "dream", "run", "--vault", str(vault), "--quiet", "--json"],
+    done = subprocess.run([sys.executable, "-m", "remelink.cli", "dream", "run", "--vault",
+                           str(vault), "--quiet", "--json"],
                           env=env, capture_output=True, text=True, timeout=7200,
                           cwd=vault.parent, check=False)
     seconds = time.perf_counter() - started
@@ -321,8 +326,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path)
     parser.add_argument("--read", type=Path,
                         help="read a til vault kept by an earlier run (no run)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="run the engine of git revision REV (extracted to a temp dir)")
     parser.add_argument("-v", action="store_true")
     args = parser.parse_args(argv)
+    if args.baseline:
+        global PYTHONPATH
+        target = Path(tempfile.mkdtemp(prefix=f"remelink-{args.baseline}-"))
+        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", args.baseline,
+                                  "remelink"], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+        PYTHONPATH = str(target)
     side = splits.HELD_OUT if args.side == "heldout" else splits.TUNING
     if args.read:
         notes = {p.relative_to(args.read).as_posix().removesuffix(".md"):
