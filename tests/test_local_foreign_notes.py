@@ -245,3 +245,45 @@ def test_code_in_a_fenced_block_is_never_a_tag() -> None:
             "E       AssertionError: The following responses are mocked\n"
             "E         - Match POST request on Mistral\n```\nIt prints each request.\n")
     assert not {"AssertionError", "Match", "Mistral"} & set(tags.entity_tags(node, [], 5))
+
+
+INCIDENT = """# Incident: ledger-api 503s, pool exhausted (6 Feb)
+
+## Symptom
+09:12 alert `LedgerHigh5xx`: 5xx at 14 %, p99 from 180 ms to 9 s.
+
+## What I checked
+1. ledgerdb itself: CPU 35 %, no replication lag.
+2. pgbouncer: `cl_waiting` = 412, every server connection busy.
+3. Who holds them: ~30 sessions from `recon-export`, `idle in transaction`.
+
+## Root cause
+The recon export job keeps a transaction open while it calls the bank API.
+
+## Fix
+- recon-export reads from the replica `ledgerdb-ro`.
+- Killed the idle sessions with `pg_terminate_backend`.
+
+## Lesson
+Never do network calls inside a DB transaction.
+"""
+
+
+def test_an_incident_is_one_runbook(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"daily/2026-02-06/pool-exhaustion.md": INCIDENT})
+    runbooks = [t for p, t in digest.items() if p.startswith("digest/procedure/")]
+    assert len(runbooks) == 1, list(digest)
+    text = runbooks[0]
+    for part in ("`cl_waiting` = 412", "`pg_terminate_backend`", "network calls inside"):
+        assert part in text, text
+    assert "what-i-checked" not in " ".join(digest)
+
+
+@pytest.mark.parametrize("statement,title", [
+    ("journaldb 的 max_connections 是 200，还要给运维留余量。", "journaldb 的 max_connections"),
+    ("From 1 April, on-call pages go through incident.io for settle-oncall.",
+     "On-call pages go through incident.io for settle-oncall"),
+])
+def test_a_title_never_cuts_an_identifier_or_keeps_a_date_lead_in(statement: str,
+                                                                  title: str) -> None:
+    assert tx.title_from(statement) == title

@@ -181,9 +181,14 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                                        weight=_WEIGHT["lesson"], order=(index, 99),
                                        roles={note.path: "failure"}))
     if debuglog.is_debug_log(found.debug_kinds, bool(found.steps)):
+        # One incident, one runbook: a numbered list elsewhere in the log ("What I checked")
+        # is its diagnosis, not a runbook of its own.
+        for cand in procedures:
+            found.steps += [("investigation", p.split(": ", 1)[1]) for p in cand.points
+                            if p.startswith("step: ")]
         return [runbooks.debug_runbook(note, title, found.attached, found.steps,
                                        found.failures, index)] + \
-            [c for c in found.out if c.kind not in ("lesson",)], ""
+            [c for c in found.out if c.kind not in ("lesson",) and c not in procedures], ""
     _attach(found, note, index)
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
 

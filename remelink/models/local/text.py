@@ -234,7 +234,7 @@ _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
 _LEAD_INS = word_set("""again first second then next finally instead also so now here there
 however note ok okay yes well anyway sadly unfortunately basically actually thankfully luckily
 to if when since after before once in for with as by on otherwise meanwhile still later
-today yesterday""")
+today yesterday from starting until""")
 
 
 def _is_lead_in(clause: str) -> bool:
@@ -259,9 +259,10 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         if len(clause) > max_cjk:
             cut = clause[:max_cjk]
             # Never cut inside a Latin word or a number.
-            m = re.search(r"[A-Za-z0-9]+$", cut)
-            if m and clause[max_cjk:max_cjk + 1].isalnum():
-                cut = cut[:m.start()]
+            # Never cut inside a Latin word, an identifier or a number: end after it.
+            more = re.match(r"[A-Za-z0-9_.-]+", clause[max_cjk:])
+            if more and re.search(r"[A-Za-z0-9_.-]$", cut):
+                cut = clause[:max_cjk + more.end()].rstrip(".-")
             clause = cut.rstrip("的了和与及 ")
         return clause or text[:max_cjk]
     # "Tomasz: shadow mode ...", "Rule of thumb: every new service ...": a short label before a
