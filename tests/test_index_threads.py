@@ -66,7 +66,15 @@ def run_threads(ix: NodeIndex, vault: Path, seconds: float, *, refresh: bool
     threads.append(threading.Thread(target=updater))
     for t in threads:
         t.start()
-    time.sleep(seconds)
+    # At least `seconds` of overlap, and on until enough searches and updates have interleaved
+    # (a loaded machine gets there later; the cap only stops a hung run).
+    start = time.monotonic()
+    while time.monotonic() - start < 120:
+        with lock:
+            enough = counts["search"] >= 30 and counts["update"] >= 10
+        if (enough and time.monotonic() - start >= seconds) or errors:
+            break
+        time.sleep(0.05)
     done.set()
     for t in threads:
         t.join(timeout=60)
