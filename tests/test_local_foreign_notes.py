@@ -287,3 +287,15 @@ def test_an_incident_is_one_runbook(tmp_path: Path) -> None:
 def test_a_title_never_cuts_an_identifier_or_keeps_a_date_lead_in(statement: str,
                                                                   title: str) -> None:
     assert tx.title_from(statement) == title
+
+
+@pytest.mark.parametrize("line", [
+    "Symptom: journal-svc 503s on 6 Feb; Ines paged at 09:12.",
+    "Os cluster went RED — 10 Oct; Olu restarted the node.",
+    "Freeze starts 3 Nov, ends 14 Nov; Hana signs off.",
+])
+def test_a_date_is_never_a_tag(line: str) -> None:
+    from remelink.models.local import tags
+
+    got = set(tags.entity_tags(f"---\nname: x\n---\n{line}\n", [], 5))
+    assert not got & {"Feb", "Oct", "Nov"}, got
