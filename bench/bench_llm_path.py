@@ -464,7 +464,7 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
                          f"{u1} / {u8} | {r1} / {r8} | {t1:,} / {t8:,} |")
     lines += ["", "**Links at concurrency 1 and 8 with the local engine** (digest-to-digest links "
               "the run added / units integrated; before, at concurrency 8 the figure depends on "
-              "which thread commits first: 5 and 3 on the demo in two runs of this bench):", "",
+              "which thread commits first, so it varies from run to run):", "",
               "| vault | code | concurrency 1 | concurrency 8 |", "|---|---|---|---|"]
     for label, name in (("demo", "demo"), ("gen", "generated")):
         for version, res in (("before", b), ("after", a)):

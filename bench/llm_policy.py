@@ -141,6 +141,23 @@ def note_units(path: str, text: str) -> tuple[list[dict[str, Any]], str | None]:
     return units, None
 
 
+def chinese_only(text: str) -> str:
+    """`text` without its sentences and list items that hold no Chinese (links and headings
+    kept): what a model told to write a mixed-language node in Chinese keeps of it, as it
+    cannot translate here."""
+    out = []
+    for line in text.split("\n"):
+        if not line.strip() or line.startswith("#"):
+            out.append(line)
+            continue
+        kept = [s for s in re.split(r"(?<=[.!?。！？])\s+", line)
+                if _CJK_RE.search(re.sub(r"\[\[[^\]]*\]\]", "", s)) or
+                (s.startswith("这") and "[[" in s)]
+        if kept:
+            out.append(" ".join(kept))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
+
+
 def materials(first: str, paths: list[str]) -> dict[str, str]:
     """Each note's text in the extraction prompt (`### <path>` headers, in order)."""
     spots = []
@@ -243,6 +260,7 @@ class UnitPlay:
     last_call: tuple[str, dict[str, Any]] | None = None
     repeats: int = 0
     english: bool = False  # told to write in English: CJK text left out
+    chinese: bool = False  # told to write in Chinese: sentences without CJK text left out
 
 
 class Decent:
@@ -360,25 +378,29 @@ class Decent:
                     play.repeats < 2:
                 play.repeats += 1
                 return completion(None, [play.last_call])
+            if "read the node" in last and play.action != "CREATE":
+                return completion(None, [("read", {"path": play.target})])  # as it is told
             return self.act(play, first, messages)
         return self.act(play, first, messages)  # a read: act now
 
     def body_seen(self, play: UnitPlay, first: str, messages: list[dict[str, Any]]) -> str | None:
-        for c in candidates(first):
-            if c.path == play.target and c.body is not None:
-                return c.body
-        for m in messages:
+        """The node's body as last shown: its latest read, else its candidate block."""
+        for m in reversed(messages):
             text = str(m.get("content") or "")
             if m.get("role") == "tool" and text.startswith("---\n") and "\n---\n" in text[4:]:
                 body = text.split("\n---\n", 1)[1]
                 return re.sub(r"\n\[lines \d+-\d+ of \d+[^\]]*\]\s*$", "", body)
+        for c in candidates(first):
+            if c.path == play.target and c.body is not None:
+                return c.body
         return None
 
     def sentence(self, play: UnitPlay, bare: bool = False) -> str:
         paths = play.unit["paths"]
         if bare:
             return f"- [[{paths[0]}]]"
-        if zh(play.unit["name"] + play.unit.get("summary", "")) and not play.english:
+        if (play.chinese or zh(play.unit["name"] + play.unit.get("summary", ""))) and \
+                not play.english:
             return "".join(f"这一点记录在 [[{p}]]。" for p in paths)
         return " ".join(f"The note [[{p}]] records this." for p in paths)
 
@@ -389,7 +411,8 @@ class Decent:
         links = [f"[[{p[:-3] if no_md and i == 0 else p}]]" for i, p in enumerate(play.related)]
         if field_line:
             return f"related:: {links[0]}"
-        if zh(play.unit["name"] + play.unit.get("summary", "")) and not play.english:
+        if (play.chinese or zh(play.unit["name"] + play.unit.get("summary", ""))) and \
+                not play.english:
             return "这与 " + "、".join(links) + " 相关。"
         return "This relates to " + " and ".join(links) + "."
 
@@ -445,6 +468,9 @@ class Decent:
                                    for p in parts)
                     args[key] = re.sub(r"[ \t]+", " ", text).strip() + \
                         ("\n" if key == "content" else "") or "Note"
+            if play.chinese:
+                args["content"] = chinese_only(args["content"])
+                args["description"] = chinese_only(args["description"]) or unit["name"]
             if self.once(play, "missing_args"):
                 args.pop("description")
             return self.call(play, "write", args)
@@ -456,11 +482,23 @@ class Decent:
         lines = [ln for ln in body.split("\n") if ln.strip()]
         anchor = next((ln for ln in reversed(lines) if body.count(ln) == 1), lines[-1])
         addition = self.sentence(play, bare)
+        heading = "## Sources"
+        prose_edit = None
         if related and f"[[{play.related[0]}" not in body:
-            addition = f"{related}\n\n{addition}" if not bare else f"{addition}\n\n{related}"
+            if lines.count(heading) == 1 and anchor != heading and \
+                    lines.index(anchor) > lines.index(heading):
+                # The anchor is in the Sources: the related link goes into the prose above.
+                prose_edit = {"path": play.target, "old": heading,
+                              "new": f"{related}\n\n{heading}"}
+            else:
+                addition = f"{related}\n\n{addition}" if not bare else \
+                    f"{addition}\n\n{related}"
         args = {"path": play.target, "old": anchor, "new": f"{anchor}\n\n{addition}"}
         if self.once(play, "missing_args"):
             args.pop("new")
+        if prose_edit is not None:
+            play.last_call = ("edit", args)
+            return completion(None, [("edit", prose_edit), ("edit", args)])
         return self.call(play, "edit", args)
 
     def fix(self, play: UnitPlay, feedback: str) -> dict[str, Any]:
@@ -469,6 +507,10 @@ class Decent:
         if "write the name, description and body in English" in feedback and \
                 play.action == "CREATE" and not play.english:
             play.english = True
+            return self.act(play, "", [])
+        if "write the name, description and body in Chinese" in feedback and \
+                play.action == "CREATE" and not play.chinese:
+            play.chinese = True
             return self.act(play, "", [])
         calls = []
         for m in re.finditer(r'^- body line \d+: ([a-z-]+): (.*): ("(?:[^"\\]|\\.)*")$',

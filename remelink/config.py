@@ -87,6 +87,10 @@ class Settings:
     retry_after_max: float = 120.0
     folders: Folders = field(default_factory=Folders)
     resolution: str = "path"
+    # Where `resolution` came from: "" when nothing chose it (no `.obsidian/`, no layer set
+    # `links.resolution`): lint-links then lets the links decide (vault/obsidian.py). Not part
+    # of the settings' value.
+    resolution_from: str = field(default="", compare=False)
     lint: Mapping[str, str] = field(default_factory=lambda: dict(PROBLEM_CODES))
     # Notes lint-links does not check (templates with `[[{{date}}]]` placeholders, exports):
     # workspace-relative globs (`*` within a folder, `**` across folders, `dir/` for a folder).
@@ -302,7 +306,8 @@ def apply(settings: Settings, data: Mapping[str, Any], source: str) -> Settings:
         _only(links, _keys("links"), "links", source)
         if "resolution" in links:
             s = replace(s, resolution=_as_str("links.resolution", links["resolution"], source,
-                                              choices=("path", "obsidian")))
+                                              choices=("path", "obsidian")),
+                        resolution_from=source)
     if "lint" in data:
         lint = _sub(data, "lint", source)
         _only(lint, _keys("lint"), "lint", source)
@@ -501,7 +506,9 @@ def load_settings(vault: Path, env: Mapping[str, str] | None = None,
     """Settings for `vault`: defaults, then config.yaml, then environment, then flags. The
     default link resolution is the vault's own: `obsidian` in a vault Obsidian made (it holds
     `.obsidian/`), else `path` (SPEC §3.2; any layer that sets `links.resolution` wins)."""
-    settings = Settings(resolution=default_resolution(vault))
+    resolution = default_resolution(vault)
+    settings = Settings(resolution=resolution,
+                        resolution_from=f"{OBSIDIAN_DIR}/" if resolution == "obsidian" else "")
     raw = _read_config(vault)
     if raw is not None:
         import yaml

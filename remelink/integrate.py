@@ -267,11 +267,11 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
     dream = settings.auto_dream
     mark = ctx.mark()
     ctx.ranks[unit.id] = rank
-    asked: list[tuple[str, int, str | None, set[str]]] = []
+    asked: list[tuple[str, int, str | None, list[str]]] = []
 
     def search(query: str, limit: int, bucket: str | None) -> list[Any]:
         hits = list(ctx.index.search(query, limit=limit, bucket=bucket, refresh=False))
-        asked.append((query, limit, bucket, {h.path for h in hits}))
+        asked.append((query, limit, bucket, [h.path for h in hits]))
         return hits
 
     notices: list[str] = []
@@ -403,21 +403,24 @@ def failure_kind(exc: BaseException) -> str:
 
 
 def _stale(ctx: IntegrationContext, mark: int, rank: int,
-           asked: list[tuple[str, int, str | None, set[str]]]) -> bool:
-    """Did a unit earlier in extraction order create, after this unit started, a node that
-    this unit's searches would now return? Then this unit decided without a node it would have
-    seen one at a time (a link missed, or a duplicate made). Every hit counts, not only the best
-    few: a model links candidates far down the list (the trade-off measured is in docs/llm.md,
-    "Concurrency")."""
-    fresh = {path for r, path, created in ctx.committed_since(mark) if created and r < rank}
-    if not fresh:
+           asked: list[tuple[str, int, str | None, list[str]]]) -> bool:
+    """Did the units earlier in extraction order, committing after this unit started, change
+    what its searches showed it? Then this unit decided on a vault one at a time would not
+    have shown it (a link missed, or a duplicate made). Changed means: the searches now return
+    other nodes or the same ones in another order (a node created, or a node's new text moving
+    the ranking), or a node they return was written since (the model saw its old text). Every
+    hit counts, not only the best few: a model links candidates far down the list (the
+    trade-off measured is in docs/llm.md, "Concurrency")."""
+    written = {path for r, path, _ in ctx.committed_since(mark) if r < rank}
+    if not written:
         return False
     for query, limit, bucket, seen in asked:
         try:
-            hits = ctx.index.search(query, limit=limit, bucket=bucket, refresh=False)
+            hits = [h.path for h in ctx.index.search(query, limit=limit, bucket=bucket,
+                                                     refresh=False)]
         except RemelinkError:
             continue
-        if any(h.path in fresh and h.path not in seen for h in hits):
+        if hits != seen or any(path in written for path in hits):
             return True
     return False
 

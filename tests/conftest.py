@@ -71,6 +71,8 @@ SLOW_TIER = (
     "test_dream_concurrency.py",
     "test_dream_crash.py",
     "test_precommit.py",           # pre-commit in a real git repository
+    "test_shipped.py",             # the embedder loaded (also `make test-shipped`): a fifth of
+                                   # the rest's CPU, in seven tests
     "test_edge.py::test_entry_point_answers_as_the_typer_app",  # two processes per case
     "test_dream_cli.py::test_progress_bars_on_a_terminal",
     "test_dream_cli.py::test_plain_milestones_on_stderr_when_not_a_terminal",

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 MATERIAL_RE = re.compile(r"^### (\S+)\n(.*?)(?=^### |\Z)", re.S | re.M)
 NAMES = ("Alice", "Priya", "Stripe")  # what the careless model tags, when a node names it
@@ -56,6 +56,10 @@ def _mangle(path: str, rng: random.Random) -> str:
     if choice == 3:
         return path.removesuffix(".md")
     return path
+
+
+class Mind(Protocol):
+    def respond(self, messages: list[dict[str, Any]]) -> dict[str, Any]: ...
 
 
 class CarelessMind:
@@ -165,6 +169,25 @@ class CarelessMind:
                                        "note": "new node"})}
 
 
+class PolicyMind:
+    """A policy that answers whole request bodies with a chat.completion (bench/llm_policy.py's
+    decent model: it also updates the nodes it recalls, with an edit) as a mind for the fault
+    server."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def respond(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        with self.lock:
+            self.calls += 1
+        answer = self.policy({"messages": messages})
+        message = dict(answer["choices"][0]["message"])
+        message.pop("role", None)
+        return message
+
+
 def _completion(message: dict[str, Any]) -> dict[str, Any]:
     message = {"role": "assistant", **message}
     return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 1767225600,
@@ -248,38 +271,61 @@ RETRY_AFTER_OVER_CAP = "rate_limit_long"  # Retry-After above retry_after_max: f
 
 
 class Faults:
-    """A fault schedule: each request draws, from a seeded generator, whether a fault hits it
-    (`rate`) and which one (`kinds`); `at` forces a fault on given request numbers (1-based).
-    Records every request with what the server charged for it."""
+    """A fault schedule: each request draws whether a fault hits it (`rate`) and which one
+    (`kinds`); `at` forces a fault on given request numbers (1-based). Records every request
+    with what the server charged for it.
+
+    The draw is seeded by the request itself (the seed, its messages and tools, and how many
+    times the same request came before), not by its arrival order: units that run side by side
+    meet the same faults whichever thread asks first, and a retry draws afresh."""
 
     def __init__(self, kinds: tuple[str, ...] = (), rate: float = 0.0, *, seed: int = 0,
                  at: dict[int, str] | None = None, timeout_sleep: float = 0.6,
                  only: str | None = None) -> None:
         self.kinds, self.rate, self.at = kinds, rate, dict(at or {})
         self.only = only  # faults hit only requests of this task (extract, integrate, tag)
-        self.rng = random.Random(seed)
+        self.seed = seed
+        self.seen: dict[str, int] = {}  # request digest -> times asked
         self.timeout_sleep = timeout_sleep
         self.requests = 0
         self.charged = 0          # prompt tokens of every answer the server sent with a usage
+        # Of those, the answers sent later than `late_after` seconds after the request came in:
+        # on a loaded machine the client may have timed out on them (and retried), so it never
+        # read their usage. None: no client timeout to fear.
+        self.late_after: float | None = None
+        self.late = 0
         self.hits: dict[str, int] = {}
         self.log: list[tuple[str, str | None]] = []  # (task, fault) per request
+        self.fault_at: dict[str, list[int]] = {}  # fault -> the request numbers it hit
+        self.firsts: list[int] = []  # request numbers that open a unit's conversation
         self.lock = threading.Lock()
 
-    def draw(self, task: str = "") -> str | None:
+    def draw(self, task: str = "", body: dict[str, Any] | None = None) -> str | None:
+        digest = hashlib.sha256(json.dumps(
+            [(body or {}).get("messages"), (body or {}).get("tools")], sort_keys=True,
+            ensure_ascii=False).encode()).hexdigest()
         with self.lock:
             self.requests += 1
+            self.seen[digest] = times = self.seen.get(digest, 0) + 1
+            if task == "integrate" and not any(m.get("role") == "assistant"
+                                               for m in (body or {}).get("messages") or []):
+                self.firsts.append(self.requests)
             fault = self.at.get(self.requests)
             if self.only is not None and task != self.only:
                 return None
-            if fault is None and self.kinds and self.rng.random() < self.rate:
-                fault = self.rng.choice(self.kinds)
+            rng = random.Random(f"{self.seed}:{digest}:{times}")
+            if fault is None and self.kinds and rng.random() < self.rate:
+                fault = rng.choice(self.kinds)
             if fault is not None:
                 self.hits[fault] = self.hits.get(fault, 0) + 1
+                self.fault_at.setdefault(fault, []).append(self.requests)
             return fault
 
-    def add(self, tokens: int) -> None:
+    def add(self, tokens: int, elapsed: float = 0.0) -> None:
         with self.lock:
             self.charged += tokens
+            if self.late_after is not None and elapsed > self.late_after:
+                self.late += tokens
 
 
 def _task_of(messages: list[dict[str, Any]]) -> str:
@@ -295,11 +341,13 @@ class _FaultyHandler(JsonHandler):
     server: _FaultyServer
 
     def do_POST(self) -> None:  # http.server's naming
+        started = time.monotonic()
         _, body = self.read_json()
         faults = self.server.faults
         task = _task_of(body["messages"])
-        fault = faults.draw(task)
-        faults.log.append((task, fault))
+        fault = faults.draw(task, body)
+        with faults.lock:
+            faults.log.append((task, fault))
         tokens = charge(body)
         if fault == "timeout":
             time.sleep(faults.timeout_sleep)  # the client gave up before this
@@ -308,7 +356,7 @@ class _FaultyHandler(JsonHandler):
             return self._drop()
         status, payload, headers = self._fault(fault, body, tokens)
         if status == 200 and "usage" in payload:
-            faults.add(int(payload["usage"]["prompt_tokens"]))
+            faults.add(int(payload["usage"]["prompt_tokens"]), time.monotonic() - started)
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
@@ -405,7 +453,7 @@ class _FaultyHandler(JsonHandler):
 class _FaultyServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, mind: CarelessMind, faults: Faults) -> None:
+    def __init__(self, mind: Mind, faults: Faults) -> None:
         super().__init__(("127.0.0.1", 0), _FaultyHandler)
         self.mind, self.faults = mind, faults
 
@@ -414,7 +462,7 @@ class _FaultyServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve_faults(mind: CarelessMind, faults: Faults) -> Iterator[str]:
+def serve_faults(mind: Mind, faults: Faults) -> Iterator[str]:
     """The mind on 127.0.0.1 behind a provider that fails as `faults` says; yields api_base."""
     server = _FaultyServer(mind, faults)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},

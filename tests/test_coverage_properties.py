@@ -28,7 +28,7 @@ from fake_llm import CarelessMind, serve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from remelink.config import Settings
+from remelink.config import DEFAULT_BATCH_TOKENS, Settings
 from remelink.dream.run import status
 from remelink.models.local import LocalModel
 
@@ -128,12 +128,17 @@ def test_local_engine_every_note_gets_a_verdict_40(seed: int, page: int) -> None
 
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
-def test_local_engine_every_note_gets_a_verdict_600(tmp_path: Path) -> None:
-    local_case(tmp_path, 600, 600, 20, 15_000)
+def test_local_engine_every_note_gets_a_verdict_300(tmp_path: Path) -> None:
+    """Hundreds of notes in batches of over a hundred, each answered in pages: 300 notes with a
+    budget of 7,500 tokens are two batches (154 and 146 notes), as 600 notes with 15,000 were
+    (301 and 299), at a third of the CPU; a page of one unit (many pages to an answer) and many
+    small batches are the small cases' above."""
+    local_case(tmp_path, 300, 600, 20, 7_500)
 
 
 # -- the LLM path -------------------------------------------------------------------------------
-def llm_case(root: Path, n: int, seed: int, stubborn_count: int) -> CarelessMind:
+def llm_case(root: Path, n: int, seed: int, stubborn_count: int,
+             batch_tokens: int | None = None) -> CarelessMind:
     from remelink.models.litellm_model import LiteLLMModel
 
     gen = generator()
@@ -143,7 +148,9 @@ def llm_case(root: Path, n: int, seed: int, stubborn_count: int) -> CarelessMind
     stubborn = frozenset(facts[:stubborn_count]) if len(facts) > stubborn_count else frozenset()
     mind = CarelessMind(seed=seed, stubborn=stubborn)
     with serve(mind) as base:
-        settings = replace(settings_of(vault, max_units=5), model="openai/careless",
+        dream = {"max_units": 5} if batch_tokens is None else \
+            {"max_units": 5, "batch_tokens": batch_tokens}
+        settings = replace(settings_of(vault, **dream), model="openai/careless",
                            api_base=base, retries=0, timeout=20.0)
         model = LiteLLMModel("openai/careless", settings)
         report = run(vault, model, settings)
@@ -180,5 +187,7 @@ def test_llm_path_every_note_gets_a_verdict(tmp_path: Path, n: int, seed: int,
 @pytest.mark.timeout(1200)
 @quiet
 @pytest.mark.usefixtures("dummy_key")
-def test_llm_path_every_note_gets_a_verdict_600(tmp_path: Path) -> None:
-    llm_case(tmp_path, 600, 600, 5)
+def test_llm_path_every_note_gets_a_verdict_300(tmp_path: Path) -> None:
+    """300 notes with half the default budget per batch are eight batches (22 to 44 notes), as
+    600 notes with the default budget were (32 to 83 notes), by dream.batching.batches."""
+    llm_case(tmp_path, 300, 600, 5, batch_tokens=DEFAULT_BATCH_TOKENS // 2)

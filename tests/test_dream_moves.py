@@ -32,12 +32,21 @@ DASHBOARD = "daily/2026-06-19/dashboard-review.md"
 LATER = "2026-06-26"
 
 
-@pytest.fixture
-def dreamt(tmp_path: Path) -> Path:
-    vault = tmp_path / "vault"
+@pytest.fixture(scope="module")
+def _dreamt_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo vault after its first run, made once per module (a run of the local engine
+    costs more than the rest of most tests here): each test gets a copy."""
+    vault = tmp_path_factory.mktemp("dreamt") / "vault"
     shutil.copytree(DEMO, vault)
     report = run(vault)
     assert report.ok, report.errors
+    return vault
+
+
+@pytest.fixture
+def dreamt(_dreamt_once: Path, tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    shutil.copytree(_dreamt_once, vault, symlinks=True)  # mtimes kept, as the run left them
     return vault
 
 

@@ -63,7 +63,10 @@ def test_every_help_text_is_sentences(path: tuple[str, ...], command: object) ->
     """The command's own help and each option's help end as sentences do."""
     texts = [getattr(command, "help", None) or ""]
     texts += [getattr(p, "help", None) or "" for p in getattr(command, "params", [])]
+    assert texts[0], path  # every command says what it does
     for text in texts:
-        if text:
-            first = text.strip().split("\n\n", 1)[0]
-            assert first.rstrip().endswith((".", ".)")), (path, first)
+        for paragraph in text.strip().split("\n\n"):  # every paragraph, not only the first
+            paragraph = " ".join(paragraph.split())
+            if paragraph:
+                assert paragraph.endswith((".", ".)")) and not paragraph.endswith("..."), \
+                    (path, paragraph)

@@ -164,6 +164,8 @@ def test_number_words_are_facts_of_an_edit() -> None:
     assert revise.with_value("月结前封版两天", "每个月月结前封版两天", "月结前封版四天") == \
         "月结前封版四天"
     assert revise.with_value("Pool size 40", "pool 40", "pool 80 over 3 instances") is None
+    assert revise.with_value("Docs fit on one page", "Docs fit on one page.",
+                             "Docs can now be two pages.") == "Docs fit on two pages"
 
 
 @settings(max_examples=50, deadline=None)
@@ -193,3 +195,150 @@ def test_a_restatement_by_the_same_person_says_what_was_restated_not_also(
     assert "Also:" not in text and "said it once more" not in text.split("## Sources")[0]
     assert "[[daily/2026-03-25/retro.md]] (“Dana said it once more”) restates this: Status " \
            "updates: Dana said it once more: #settle-status, Fridays, before 4 pm." in text
+
+
+def test_a_chinese_restatement_corroborates_the_english_node(ctx: IntegrationContext) -> None:
+    made = run(ctx, "resource/ops/vault.md", "Rotate vault tokens",
+               "Vault tokens are rotated every 14 days by the scheduler; a token older than "
+               "that is revoked.")
+    again = run(ctx, "daily/2026-03-12/运维例会.md", "再次约定 vault token 轮换周期",
+                "我们再次约定每 14 天轮换 vault token。")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    text = node(ctx, made.target)
+    assert "[[daily/2026-03-12/运维例会.md]]" in text.split("## Sources")[1]
+    assert "我们再次约定每 14 天轮换 vault token" in text.split("## Sources")[1]
+    assert "Also" not in text and "又" not in text.split("## Sources")[0]
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+def test_a_restatement_across_languages_needs_the_same_numbers_and_names() -> None:
+    head = "Rotate vault tokens. Vault tokens are rotated every 14 days by the scheduler."
+    body = "Vault tokens are rotated every 14 days by the scheduler."
+    same = decide.compare("我们再次约定每 14 天轮换 vault token。", head, body)
+    assert same.restated and same.label == "same_abstraction"
+    other = decide.compare("我们再次约定每 14 天轮换 API key。", head, body)
+    assert not other.restated and other.label != "same_abstraction"
+    no_number = decide.compare("我们再次约定轮换 vault token。", head, body)
+    assert not no_number.restated
+
+
+def test_a_change_worded_like_the_node_is_another_change_not_a_correction() -> None:
+    # Both say "改成" (changed to): the unit's cue is the node's wording, not a correction of it.
+    for a, b in (("gc_grace_seconds 改成 3 小时。", "gc_grace_seconds 改成 3 天。"),
+                 ("回滚 embedding 模型只要把 EMBED_CANARY_PCT 改回 0。",
+                  "回滚 embedding 模型要把 EMBED_CANARY_PCT 改成 100。"),
+                 ("We changed the pool size to 40.", "We changed the pool size to 80.")):
+        c = decide.compare(decide.text_of(tx.title_from(b), b), decide.text_of(tx.title_from(a), a),
+                           a)
+        assert c.conflict_kind == "number" and not c.correction
+        assert c.label != "same_abstraction"
+    # A cue of the unit's own, against a plain statement, still corrects it.
+    c = decide.compare("The pool size was changed to 80.", "Pool size", "The pool size is 40.")
+    assert c.correction and c.label == "same_abstraction"
+
+
+_SETTINGS = st.sampled_from([
+    ("Idempotency keys are kept for {n} {u} in the dedupe store.", ["hours", "days", "minutes"]),
+    ("Alert when the consumer lag stays above {n} messages for {n2} {u}.", ["minutes", "hours"]),
+    ("幂等键在去重库里保存 {n} {u}。", ["小时", "天", "分钟"]),
+    ("月结前封版 {n} {u}，期间只允许回滚。", ["天", "周"]),
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_SETTINGS, st.integers(1, 400), st.integers(1, 400), st.data())
+def test_changing_a_number_never_corroborates(setting: tuple[str, list[str]], x: int, y: int,
+                                              data: st.DataObject) -> None:
+    template, units = setting
+    unit = data.draw(st.sampled_from(units))
+    a = template.format(n=x, n2=7, u=unit)
+    b = template.format(n=y, n2=7, u=unit)
+    c = decide.compare(decide.text_of(b), decide.text_of(tx.title_from(a), a), a)
+    if x == y:
+        assert c.conflict_kind is None and c.label == "same_abstraction"
+    else:
+        # Another value is never the same statement said again: at most a correction (which
+        # quotes the old line), never a silent merge.
+        assert c.conflict_kind == "number" and c.old_sentence
+        assert not c.restated or c.label != "same_abstraction" or c.correction
+        assert c.label != "same_abstraction" or c.correction
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([
+    ("{p} owns the posting-consumer migration.", ["Ines", "Tomasz", "Priya", "Marco"]),
+    ("{p} wants design docs to fit on one page.", ["Ines", "Tomasz", "Priya", "Dana"]),
+    ("Experiments are tracked in {p} from December.", ["MLflow", "W&B", "Neptune"]),
+    ("连接池配置由 {p} 负责调整。", ["刘洋", "陈静", "Olu", "Marco"]),
+    ("实验从 12 月起记录在 {p}。", ["MLflow", "W&B", "Neptune"]),
+]), st.data())
+def test_another_person_or_system_in_the_same_statement_never_merges(
+        case: tuple[str, list[str]], data: st.DataObject) -> None:
+    template, names = case
+    x, y = data.draw(st.permutations(names))[:2]
+    a, b = template.format(p=x), template.format(p=y)
+    for again in (b, b.replace(" wants", " said again she wants").replace("由", "再次由")):
+        c = decide.compare(decide.text_of(tx.title_from(again), again),
+                           decide.text_of(tx.title_from(a), a), a)
+        assert c.label != "same_abstraction", (a, again, c)
+
+
+def test_a_correction_of_a_day_renames_the_node_by_that_day_only() -> None:
+    # One day for another: the node's own name with the new day (the work vault's freeze).
+    assert revise.with_value("The deploy freeze starts on Thursday at 18:00",
+                             "The deploy freeze starts on Thursday at 18:00 and lasts until "
+                             "Monday morning.",
+                             "The deploy freeze now starts on Wednesday at 18:00.") == \
+        "The deploy freeze starts on Wednesday at 18:00"
+
+
+def test_one_page_to_two_pages_in_other_words_corrects_the_node(ctx: IntegrationContext) -> None:
+    # The later note shares few words with the node ("fit" is gone), and its number is a word:
+    # the point is what the sentence says of its value, numbers left out.
+    made = run(ctx, "daily/2026-02-04/1on1-priya.md", "Priya wants design docs to fit on one page",
+               "Priya wants design docs to fit on one page. Anything longer means the scope is "
+               "too big.", bucket="personal")
+    later = run(ctx, "daily/2026-03-10/design-review.md",
+                "Priya agreed design docs can now be two pages",
+                "Priya agreed design docs can now be two pages, appendix excluded.")
+    assert later.action == "CORRECT" and later.target == made.target
+    text = node(ctx, made.target)
+    assert "the earlier claim was “Priya wants design docs to fit on one page”" in text
+    assert re.search(r"^name: Priya wants design docs to fit on two pages$", text, re.M)
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+def test_a_freeze_from_april_on_corrects_the_clause_of_a_policy_line(
+        ctx: IntegrationContext) -> None:
+    # The policy line holds two clauses (the freeze, and what the freeze allows); the later
+    # unit restates only the first with another value and a starting point ("从 4 月开始"):
+    # a change of that clause, quoted whole, and the node keeps its name.
+    made = run(ctx, "resource/发布规范.md", "结算平台发布规范",
+               "每个月月结前封版三天，期间只修 P0。",
+               points=("灰度按 5% → 25% → 100% 推进。", "发布单至少提前一个工作日提交。"))
+    later = run(ctx, "daily/2026-03-17/发布周会.md", "从 4 月开始", "从 4 月开始，月结前封版五天。")
+    assert later.action == "CORRECT" and later.target == made.target
+    text = node(ctx, made.target)
+    assert "原先的说法是“每个月月结前封版三天，期间只修 P0”" in text
+    assert re.search(r"^name: 结算平台发布规范$", text, re.M)
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+@pytest.mark.parametrize(("text", "sets"), [
+    ("从 4 月开始，月结前封版五天。", True),
+    ("Starting April, design docs can be six pages.", True),
+    ("月结前封版五天。", False), ("Design docs can be six pages.", False),
+])
+def test_a_starting_point_in_time_sets_a_value(text: str, sets: bool) -> None:
+    assert decide.decides(text) is sets
+
+
+@pytest.mark.parametrize(("text", "sets"), [
+    ("So: design docs can be up to six pages now.", True),
+    ("Retention on the topic goes to 14 days.", True),
+    ("连接池从 40 调到 80。", True),
+    ("Retention on the topic is 14 days.", False),
+    ("连接池是 80。", False),
+])
+def test_a_value_changed_to_another_is_a_change(text: str, sets: bool) -> None:
+    assert decide.decides(text) is sets

@@ -172,3 +172,36 @@ def test_with_an_embedder_a_stated_correction_still_needs_only_the_subject() -> 
               semantic=lambda text, others: [0.2 for _ in others])
     assert c.semantic == 0.2 and c.score < decide.T_RELATED_BLENDED
     assert c.correction and c.label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Egypt votes on new constitution", "Egyptians Voting on New Constitution"),
+    ("Snowden sees 'no chance' for US fair trial",
+     "Snowden sees no chance of a fair trial in U.S."),
+    ("Tony Abbott sworn in as new Australian PM", "Tony Abbott Sworn In As Australian PM"),
+])
+def test_a_name_written_another_way_is_no_substitution(a: str, b: str) -> None:
+    # Case, dots and a derived form name the same thing: no entity conflict.
+    assert decide.entity_conflict(b, a) is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Indonesian president to visit UK", "Indonesian president to visit Australia"),
+    ("Experiments are tracked in MLflow from December.",
+     "Experiments are tracked in Neptune from December."),
+    ("Alice prefers dark mode.", "Bob prefers dark mode."),
+])
+def test_a_name_put_in_another_s_place_is_a_substitution(a: str, b: str) -> None:
+    assert decide.entity_conflict(b, a) is not None
+    assert label(b, a, a).label != "same_abstraction"
+
+
+def test_the_thing_a_number_counts_is_the_word_both_name() -> None:
+    # "Two black dogs": `black` follows the number, but both count dogs: the same value.
+    c = label("Two black dogs in the snow.", "Two dogs playing in the snow.",
+              "Two dogs playing in the snow.")
+    assert c.conflict_kind is None
+    # Two of one thing against two of another is still another fact.
+    c = label("新人要 shadow 满两周才能做 primary。", "新人要 shadow 满两轮才能做 primary。",
+              "新人要 shadow 满两轮才能做 primary。")
+    assert c.conflict_kind == "number" and c.label != "same_abstraction"

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import VaultFactory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -115,3 +116,57 @@ def test_a_real_vault_of_short_links_is_detected(tmp_path: Path) -> None:
     links."""
     found = detect(SHARED / "foam-docs")
     assert found.resolution == "obsidian" and found.by_name > found.by_path
+
+
+def test_short_links_alone_mean_obsidian_when_nothing_is_configured(tmp_path: Path) -> None:
+    """No `.obsidian/` and no `links.resolution` anywhere (a bare `.remelink/`): lint-links lets
+    the links decide, as init would, and says so on its summary line; a configuration that
+    names `path` still wins."""
+    bare = tmp_path / "bare"
+    shutil.copytree(FIXTURE, bare, ignore=shutil.ignore_patterns(".obsidian"))
+    (bare / ".remelink").mkdir()
+    assert load_settings(bare, env={}).resolution == "path"
+    proc = subprocess.run(LINT, cwd=bare, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("lint-links: no problems in 5 file(s), 16 link(s) checked")
+    assert proc.stderr.rstrip().endswith(
+        "; links resolved the Obsidian way: 16 of its links resolve only by name "
+        "(links.resolution: obsidian in .remelink/config.yaml says so for good)")
+    report = lint_links(bare)
+    assert report.problems == [] and report.resolved_by_links
+    # What is broken either way is still reported, once, in obsidian terms.
+    home = bare / "Home.md"
+    home.write_text(home.read_text(encoding="utf-8") + "\n[[Nope]]\n", encoding="utf-8")
+    report = lint_links(bare)
+    assert [(p.code, p.message) for p in report.problems] == [
+        ("broken-link", "[[Nope]]: target does not exist")]
+    (bare / ".remelink" / "config.yaml").write_text("links: {resolution: path}\n")
+    report = lint_links(bare)
+    assert len(report.problems) == 17 and not report.resolved_by_links
+
+
+def test_a_path_vault_with_one_slip_keeps_path(make_vault: VaultFactory) -> None:
+    vault = make_vault({"notes/a.md": "[[notes/b.md]] [[notes/c.md]] [[b]]\n",
+                        "notes/b.md": "# B\n", "notes/c.md": "# C\n"})
+    report = lint_links(vault)
+    assert not report.resolved_by_links
+    assert [p.message for p in report.problems] == [
+        "[[b]]: target does not exist (did you mean notes/b.md? it resolves there with "
+        "links.resolution: obsidian, for a vault written in Obsidian)"]
+
+
+@pytest.mark.skipif(not (SHARED / "foam-docs").is_dir(), reason="shared link vaults not found")
+def test_foam_lints_as_obsidian_with_no_configuration(tmp_path: Path) -> None:
+    """Foam's documentation (held-out link vault, short links, no .obsidian/) with a bare
+    `.remelink/`: the same report as with `links.resolution: obsidian` (what remains are its
+    own broken links), not one error per short link."""
+    root = tmp_path / "foam"
+    shutil.copytree(SHARED / "foam-docs", root)
+    (root / ".remelink").mkdir()
+    plain = lint_links(root)
+    as_path = lint_links(root, load_settings(root, overrides={"links": {"resolution": "path"}}))
+    as_obsidian = lint_links(
+        root, load_settings(root, overrides={"links": {"resolution": "obsidian"}}))
+    assert plain.resolved_by_links and plain.problems == as_obsidian.problems
+    assert len(as_path.problems) > 10 * len(plain.problems)

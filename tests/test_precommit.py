@@ -3,7 +3,9 @@ offline, from a shell whose PATH does not hold the environment remelink is insta
 `git mv` or `git rm` of a cited note fails the commit that breaks the link.
 
 - `repo: local` with `language: system` and the console script's absolute path (no activated
-  environment needed): in the default suite.
+  environment needed): in the default suite. The shell is `env -i` with a PATH of system
+  folders (`clean_env`), and the real `pre-commit` installed in this environment, called by
+  its path, installs the git hook and runs it on `git commit`.
 - The remote snippet (`language: python`), pointed at a local copy of this repository that
   carries the release tag the README names (`v<version>`, the convention of the project's
   release tags). pre-commit builds a virtual environment and `pip install`s the hook
@@ -58,18 +60,21 @@ def readme_snippet(marker: str) -> str:
     return blocks[0]
 
 
+# The shell a commit runs from when nothing was activated: `env -i` and the system's own
+# folders on PATH, nothing of this environment (git is looked up there; so is the interpreter
+# pre-commit's `language: python` hooks need when pre-commit is called by its path).
+MINIMAL_PATH = os.pathsep.join(d for d in ("/usr/local/bin", "/usr/bin", "/bin")
+                               if Path(d).is_dir() and Path(d).resolve() != BIN.resolve())
+
+
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """A shell without the environment: nothing on PATH holds remelink's console scripts (or
-    pre-commit, called by its path), and no VIRTUAL_ENV."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PIP_", "PRE_COMMIT", "GIT_", "VIRTUALENV_", "VIRTUAL_ENV"))}
-    path = [d for d in env.get("PATH", "").split(os.pathsep)
-            if d and not (Path(d) / "remelink-lint-links").exists()
-            and Path(d).resolve() != BIN.resolve()]
-    env.update(PATH=os.pathsep.join(path) or os.defpath,
-               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), HOME=str(tmp_path / "home"),
-               GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org", **extra)
+    """A shell without the environment, as `env -i PATH=/usr/bin:/bin` gives: no variable of
+    this process (no VIRTUAL_ENV, no PIP_*, no PYTHONPATH), a PATH of system folders only, so
+    nothing on it holds remelink's console scripts (pre-commit is called by its path)."""
+    env = {"PATH": MINIMAL_PATH, "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
+           "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org", **extra}
     (tmp_path / "home").mkdir(exist_ok=True)
     return env
 

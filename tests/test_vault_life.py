@@ -45,16 +45,18 @@ EDITED_RENAME = "daily/2026-06-03/api-key-rotation.md"
 
 
 def shell_env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PIP_", "PRE_COMMIT", "GIT_", "VIRTUAL_ENV"))}
-    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
-                                  if d and not (Path(d) / "remelink").exists()) or os.defpath
+    """`env -i` with a PATH of system folders: nothing of this environment (remelink and
+    pre-commit are called by their paths; the hook's entry names its own)."""
     (tmp_path / "home").mkdir()
-    env.update(HOME=str(tmp_path / "home"), PRE_COMMIT_HOME=str(tmp_path / "pre-commit"),
-               GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org",
-               REMELINK_LOCAL__EMBEDDER="none")
-    return env
+    path = os.pathsep.join(d for d in ("/usr/local/bin", "/usr/bin", "/bin")
+                           if Path(d).is_dir() and not (Path(d) / "remelink").exists())
+    return {"PATH": path, "HOME": str(tmp_path / "home"), "LANG": "C.UTF-8",
+            "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"), "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org",
+            # the lexical engine, as the golden files are; no network for litellm either
+            "REMELINK_LOCAL__EMBEDDER": "none", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "LITELLM_OFFLINE_MODE": "true"}
 
 
 def sh(argv: list[str], cwd: Path, env: dict[str, str],

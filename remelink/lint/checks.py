@@ -49,6 +49,9 @@ class LintReport:
     files_checked: int = 0
     links_checked: int = 0
     excluded: int = 0  # notes left out by lint.exclude
+    # Why links were resolved the Obsidian way though nothing configured it ("" otherwise):
+    # the vault's links resolve only by name (vault/obsidian.py).
+    resolved_by_links: str = ""
 
     @property
     def errors(self) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from remelink.config import Settings, load_settings
@@ -51,7 +52,24 @@ def lint_links(vault: Path, settings: Settings | None = None, paths: Sequence[st
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint_links(vault, settings, paths, include_all, jobs, gone or {})
+        settings = settings or load_settings(vault)
+        report = _lint_links(vault, settings, paths, include_all, jobs, gone or {})
+        if settings.resolution_from or settings.resolution != "path" or \
+                not any(p.code == "broken-link" for p in report.problems):
+            return report
+        # Nothing chose the resolution (no `.obsidian/`, no links.resolution anywhere) and a
+        # link is broken as a path: let the vault's links decide, as init would (SPEC §3.2).
+        # Only then is every note read for it; a vault init set up names its resolution.
+        from remelink.vault.obsidian import detect
+
+        found = detect(vault)
+        if found.resolution != "obsidian":
+            return report
+        report = _lint_links(vault, replace(settings, resolution="obsidian",
+                                            resolution_from=found.reason),
+                             paths, include_all, jobs, gone or {})
+        report.resolved_by_links = found.reason
+        return report
     finally:
         if was_enabled:
             gc.enable()
@@ -97,10 +115,9 @@ def _stem(path: str) -> str:
     return name
 
 
-def _lint_links(vault: Path, settings: Settings | None, paths: Sequence[str] | None,
+def _lint_links(vault: Path, settings: Settings, paths: Sequence[str] | None,
                 include_all: bool, jobs: int | None,
                 gone: Mapping[str, str | None]) -> LintReport:
-    settings = settings or load_settings(vault)
     files = VaultFiles.scan(vault)
     if gone:
         # Deleted from the index by the commit (`git rm --cached`, or the old name of a

@@ -40,8 +40,11 @@ def summary_line(report: LintReport, seconds: float) -> str:
     else:
         verdict = f"{report.errors} error(s), {report.warnings} warning(s)"
     excluded = f" ({report.excluded} excluded by lint.exclude)" if report.excluded else ""
+    resolved = (f"; links resolved the Obsidian way: {report.resolved_by_links} "
+                "(links.resolution: obsidian in .remelink/config.yaml says so for good)") \
+        if report.resolved_by_links else ""
     return (f"lint-links: {verdict} in {report.files_checked} file(s){excluded}, "
-            f"{report.links_checked} link(s) checked ({seconds:.2f} s)")
+            f"{report.links_checked} link(s) checked ({seconds:.2f} s){resolved}")
 
 
 def to_vault_paths(vault: Path, raw_paths: Sequence[str],
@@ -195,6 +198,9 @@ def run(raw_paths: Sequence[str], *, vault: str | None, fmt: str | None = None,
             stdout.write(text + "\n")
     else:
         stdout.write(render_json(report) if fmt == "json" else render_text(report))
+    # The problems before the summary even where both go to one pipe (pre-commit shows a
+    # hook's output that way), whatever the buffering of the two streams.
+    stdout.flush()
     print(summary_line(report, seconds), file=stderr)
     return report.exit_code
 

@@ -47,7 +47,7 @@ def test_a_save_while_a_unit_is_integrated_is_never_overwritten(
     content by the next run."""
     from remelink import integrate
 
-    w = world(tmp_path)
+    w = world(tmp_path, full=True)
     w.seal()
     real = integrate._commit
     saved: list[str] = []
@@ -79,7 +79,7 @@ def test_a_save_during_the_journal_fsync_is_seen(tmp_path: Path,
     lands during the fsync (between the old compare and the replace) is no longer lost."""
     from remelink.dream import state as state_mod
 
-    w = world(tmp_path)
+    w = world(tmp_path, full=True)
     w.seal()
     real_log = state_mod.State.log
     saved: list[bool] = []

@@ -180,7 +180,7 @@ def test_digest_folder_symlinked_inside_stops_the_run(tmp_path: Path) -> None:
 def test_day_folder_symlinked_outside_topics_write_nothing_there(tmp_path: Path) -> None:
     """Issue case 3: units from 2026-06-20 are in the checkpoint, then the day folder becomes
     a link out of the vault: interests.yaml is not written through it."""
-    w = world(tmp_path)
+    w = world(tmp_path, full=True)
     steps = ["dream_extract_step", "dream_integrate_step", "dream_finish_step",
              "auto_tag_step", "dream_topics_step"]
     settings = w.settings(steps=steps)
@@ -200,7 +200,7 @@ def test_digest_node_hard_linked_outside_is_replaced_not_written_through(tmp_pat
     """A hard link is a name in the vault for a file that also has a name outside. Its content
     is vault content (nothing tells the two names apart), but a write replaces the vault's name
     (atomic rename), so the outside name keeps its bytes."""
-    w = world(tmp_path)
+    w = world(tmp_path, full=True)
     node = w.vault / "digest" / "procedure" / "rotate-api-keys.md"
     twin = w.outside / "twin.md"
     os.link(node, twin)

@@ -30,7 +30,7 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_human_tags_and_comments_survive_a_run_that_updates_their_node(tmp_path: Path) -> None:
-    w = world(tmp_path)
+    w = world(tmp_path, full=True)
     rotate, keys = w.vault / ROTATE, w.vault / KEYS
     edit(rotate, "kind: procedure\n",
          "kind: procedure\nmemory_tags: [SOC2, Security Team]\nowner: Bob  # rotates the keys\n")
@@ -63,7 +63,7 @@ def test_human_tags_and_comments_survive_a_run_that_updates_their_node(tmp_path:
 
 def test_a_tags_value_that_is_not_a_list_is_left_as_written_and_reported(
         tmp_path: Path) -> None:
-    w = world(tmp_path)
+    w = world(tmp_path, full=True)
     rotate = w.vault / ROTATE
     edit(rotate, "kind: procedure\n", "kind: procedure\nmemory_tags: Security   # by hand\n")
     w.seal()

@@ -20,7 +20,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from remelink.index.analysis import terms as analyze
 from remelink.models.local import text as tx
@@ -479,14 +479,40 @@ CORRECTION_CUES = ("correct the", "corrected", "correction", "actually", "in fac
                    "not anymore", "any more", "anymore", "changed to", "change it to",
                    "changed from", "updated to", "moved to", "postponed", "was wrong", "is wrong",
                    "are wrong", "outdated", "should be", "instead", "supersede", "replaced by",
-                   "更正", "纠正", "改为", "改成", "不再", "其实", "实际上", "应该是", "应为",
-                   "已过时", "推迟到", "提前到", "有误", "错了")
+                   "更正", "纠正", "改为", "改成", "改回", "不再", "其实", "实际上", "应该是",
+                   "应为", "已过时", "推迟到", "提前到", "有误", "错了")
 
 
 # A statement that decides sets the value from then on: with another value on the same point,
 # it changes that point (decisions are rare in STS-B and PAWS-X; the pair sets measure it).
 DECISION_CUES = ("decided", "we decided", "agreed", "decision:", "from now on", "going forward",
                  "starting from", "决定", "约定", "商定", "从现在起", "今后", "以后一律")
+
+
+# A value set from a point in time on ("从 4 月开始，月结前封版五天", "starting 1 April",
+# "as of May"): the statement sets it from then on, like a decision.
+_FROM_THEN_RE = re.compile(
+    r"从[^，,。；;]{1,10}?(?:开始|起)|"
+    r"\b(?:starting|effective|as of|from)\s+(?:\d{1,2}\s+)?(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december|\d{4}-\d{2}-\d{2}|next)\b", re.I)
+
+
+# A value that changes to another: a verb of change with its new value ("goes to 14 days",
+# "raised to 80", "调到 80", "延长到五天"), or "now" with the value ("can be up to six pages
+# now", "现在是 80").
+_CHANGE_TO_RE = re.compile(
+    r"\b(?:goes|go|going|went|gone|raised|lowered|bumped|increased|reduced|dropped|cut|"
+    r"extended|shortened|moved|changed|set|grew|grows)\s+(?:up\s+|down\s+|back\s+)?"
+    r"(?:to|from)\s+\S*\d|\bnow\b|"
+    r"(?:调|改|提高|提升|降低|降|增加|减少|扩|缩|上调|下调|延长|缩短|放宽|收紧)(?:到|至|为|成)|"
+    r"现在(?:是|为|改)", re.I)
+
+
+def decides(text: str) -> bool:
+    """The text sets a value from then on: a decision cue, a starting point in time, or a
+    value it changes to."""
+    return tx.has_cue(text, DECISION_CUES) or _FROM_THEN_RE.search(text) is not None or \
+        _CHANGE_TO_RE.search(text) is not None
 
 
 def _assertive(text: str) -> str:
@@ -529,7 +555,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             n_facts = tx.facts(sentence)
             if rejected.quantities & n_facts.quantities and \
                     not u_facts.quantities & n_facts.quantities:
-                conflict = tx.numbers_conflict(u_facts, n_facts) or ("", "")
+                conflict = _numbers_conflict(u_facts, n_facts, asserted, sentence) or ("", "")
                 return Disagreement("number", f"{conflict[0]} vs {conflict[1]}".strip(" vs"),
                                     sentence, True)
     if rejected.dates and u_facts.dates:
@@ -540,7 +566,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                 return Disagreement("date", f"{min(u_facts.dates)} vs "
                                             f"{min(rejected.dates & n_dates)}", sentence, True)
     cue = tx.has_cue(unit_text, CORRECTION_CUES)
-    decides = tx.has_cue(unit_text, DECISION_CUES)
+    decided = decides(unit_text)
     whole = tx.facts(unit_text)
     # About the same point: alike, or the unit says everything the node sentence says (with
     # another value): in a young digest the unit's new words weigh the most, and "Dana agreed
@@ -555,9 +581,9 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         # train such pairs are mostly different facts (other events, other services), and
         # treating them as corrections cut the F1 of "same" at 1 % false merges from 0.41 to
         # 0.20 (the same threshold rule had to rise from 0.82 to 0.93).
-        explicit = cue or decides
+        explicit = (cue or decided) and not _states_change(sentence)
         n_facts = tx.facts(sentence)
-        values = tx.numbers_conflict(u_facts, n_facts)
+        values = _numbers_conflict(u_facts, n_facts, asserted, sentence)
         if values:
             return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit)
         if u_facts.dates and n_facts.dates and u_facts.dates.isdisjoint(n_facts.dates):
@@ -573,11 +599,49 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
     return _decided_change(unit_text, node_sentences, idf)
 
 
+_KNOWN_UNITS = frozenset(tx._UNIT_WORDS.values())
+
+
+def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
+                      ) -> tuple[str, str] | None:
+    """`tx.numbers_conflict`, where the word after a number is what it counts only if the other
+    text does not name it too: "Two black dogs" / "Two dogs" count dogs on both sides (the word
+    after the number, `black`, is no unit), so the value is the same; "两轮" / "两周" still
+    count two things."""
+    def counted(f: tx.Facts, other: tx.Facts, other_text: str) -> tx.Facts:
+        values = {v for _, v in other.quantities}
+        quantities = frozenset(
+            ("", v) if u and u not in _KNOWN_UNITS and v in values and
+            (_mentions(u, other_text) or strong_stem(u) in bag(other_text).counts) else (u, v)
+            for u, v in f.quantities)
+        return replace(f, quantities=quantities)
+
+    return tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
+
+
+def _states_change(sentence: str) -> bool:
+    """The node sentence itself records a change or a decision ("gc_grace_seconds 改成 3 小时",
+    "we decided on 4"): a unit worded the same way ("改成 3 天") states another change, not a
+    correction of this one. A cue is evidence of a correction only where it is the unit's own
+    (pairs zh-116 and zh-128 of the realistic-vault `tune` half merged on it)."""
+    return tx.has_cue(sentence, CORRECTION_CUES) or decides(sentence)
+
+
 def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
     """The unit speaks of the point `sentence` makes, whatever else it says: it holds most of
-    the sentence's weighted terms (POINT_CONTAIN), or both name the same setting or identifier
-    (`default_pool_size`, `journal.postings.v2`): "维持 40" and "从 40 调到 80" share few words."""
-    if coverage(bag(sentence), u, idf) >= POINT_CONTAIN:
+    the sentence's weighted terms (POINT_CONTAIN, numbers left out), or both name the same
+    setting or identifier (`default_pool_size`, `journal.postings.v2`): "维持 40" and "从 40 调到
+    80" share few words."""
+    # The point is what the sentence says of its values, not the values: a number written as a
+    # word ("one page" / "two pages") is left out like a number in digits. Chinese joins with
+    # "，" what English writes as two sentences: each clause is a point of its own ("每个月月结
+    # 前封版三天，期间只修 P0": the freeze).
+    plain = bag(tx._WORD_NUM_RE.sub(" ", unit_text))
+    parts = [sentence]
+    if tx.is_cjk_text(sentence):
+        parts += [c for c in re.split(r"[，,]\s*", sentence) if c.strip() and c != sentence]
+    if any(coverage(bag(tx._WORD_NUM_RE.sub(" ", part)), plain, idf) >= POINT_CONTAIN
+           for part in parts):
         return True
     mine = {t for t in named_tokens(unit_text, names_too=False) if _IDENT_CHARS.search(t)
             and not t.replace(".", "").isdigit()}
@@ -602,9 +666,10 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         for sentence in node_sentences:
             if not sentence or cosine(b, bag(sentence), idf) < T_POINT:
                 continue
-            values = tx.numbers_conflict(mine, tx.facts(sentence))
+            values = _numbers_conflict(mine, tx.facts(sentence), statement, sentence)
             if values:
-                explicit = tx.has_cue(statement, CORRECTION_CUES + DECISION_CUES)
+                explicit = (tx.has_cue(statement, CORRECTION_CUES) or decides(statement)) and \
+                    not _states_change(sentence)
                 return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit,
                                     statement.strip())
     return None
@@ -657,15 +722,84 @@ _CALENDAR = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "
 def entity_conflict(unit_text: str, node_text: str) -> str | None:
     """Both texts name people, products, places, systems or settings, and each names one the
     other does not ("Alice prefers..." vs "Bob prefers...", `W&B` vs `MLflow`)."""
-    a = set(tx.facts(unit_text).entities) | set(named_tokens(unit_text, names_too=False))
-    b = set(tx.facts(node_text).entities) | set(named_tokens(node_text, names_too=False))
+    a = _names(unit_text) | set(named_tokens(unit_text, names_too=False))
+    b = _names(node_text) | set(named_tokens(node_text, names_too=False))
     if not a or not b:
         return None
     fold_a = {e.casefold() for e in a} - _CALENDAR
     fold_b = {e.casefold() for e in b} - _CALENDAR
-    if fold_a - fold_b and fold_b - fold_a and not (fold_a <= fold_b or fold_b <= fold_a):
-        mine, theirs = sorted(fold_a - fold_b)[:2], sorted(fold_b - fold_a)[:2]
-        return f"{', '.join(mine)} vs {', '.join(theirs)}"
+    # A thing one text names and the other never mentions, on both sides: one put in the
+    # other's place. A name the other text writes in lower case, in another form or without
+    # its dots ("Sworn In" / "sworn in", "Egyptians" / "Egypt", "U.S." / "US") is mentioned.
+    mine = sorted(e for e in fold_a - fold_b if not _mentions(e, node_text))
+    theirs = sorted(e for e in fold_b - fold_a if not _mentions(e, unit_text))
+    if mine and theirs:
+        return f"{', '.join(mine[:2])} vs {', '.join(theirs[:2])}"
+    return None
+
+
+_WORDS_RE = re.compile(r"[A-Za-z][a-z]{3,}")
+
+
+def _names(text: str) -> set[str]:
+    """The names `tx.facts` finds; in a Latin text that capitalises its words (a headline, a
+    title: three in four of the words of four letters or more after the first open with a
+    capital), a capital says nothing, and only names written in capitals or with inner
+    capitals (`UN`, `NATO`, `MLflow`) count."""
+    found = set(tx.facts(text).entities)
+    words = _WORDS_RE.findall(text)[1:]  # the first opens the sentence
+    if not tx.is_cjk_text(text) and len(words) >= 2 and \
+            sum(w[0].isupper() for w in words) >= 0.75 * len(words):
+        found = {e for e in found if sum(c.isupper() for c in e) >= 2}
+    return found
+
+
+def _undotted(text: str) -> str:
+    return re.sub(r"(?<=\w)\.(?=\w)|(?<=\b\w)\.", "", text.casefold())
+
+
+def _mentions(name: str, other: str) -> bool:
+    """`other` mentions `name`: the same word in any case, without its dots,
+    or (for a name of four letters or more) a word it begins ("Egypt" / "Egyptians")."""
+    folded = _undotted(name)
+    if not folded:
+        return True
+    body = _undotted(other)
+    if not folded.isascii():
+        return folded in body
+    if len(folded) >= 4:
+        return re.search(rf"(?<![\w]){re.escape(folded)}", body) is not None
+    return re.search(rf"(?<![\w]){re.escape(folded)}(?![\w])", body) is not None
+
+
+_OPENING_RE = re.compile(r"^\W*([A-Z][\w&.-]*[\w&])")
+
+
+def subject_swapped(unit_text: str, texts: Sequence[str], idf: IdfFn) -> str | None:
+    """The unit is a node statement with its opening name put in another's place ("Tomasz owns
+    the posting-consumer migration" / "Ines owns ..."): the rest says the same (both ways,
+    ORDER_RULE's gate), and each opening word is one the other text does not use. A name that
+    opens a sentence has no capital of its own to tell it from a word, but the substitution
+    shows it: another person, system or action doing the same thing is another fact."""
+    m = _OPENING_RE.match(unit_text)
+    if not m or m.group(1) in tx._COMMON_CAPS:
+        return None
+    mine = m.group(1)
+    gate = ORDER_RULE["en"][0]
+    for text in texts:
+        t = _OPENING_RE.match(text or "")
+        if not t or t.group(1) in tx._COMMON_CAPS or t.group(1).casefold() == mine.casefold():
+            continue
+        theirs = t.group(1)
+        a, b = bag(unit_text), bag(text)
+        sa, sb = set(bag(mine).counts), set(bag(theirs).counts)
+        if not sa or not sb or sa & set(b.counts) or sb & set(a.counts):
+            continue  # one opening word is used by the other text: a rewording, not a swap
+        rest_a = Counter({k: v for k, v in a.counts.items() if k not in sa})
+        rest_b = Counter({k: v for k, v in b.counts.items() if k not in sb})
+        if len(rest_a) >= 2 and min(coverage(rest_a, rest_b, idf),
+                                    coverage(rest_b, rest_a, idf)) >= gate:
+            return f"{mine.casefold()} vs {theirs.casefold()}"
     return None
 
 
@@ -700,7 +834,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     kind = description = old = None
     new_sentence = ""
     correction = False
-    ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}")
+    ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
+        subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
     act = action_conflict(unit_text, passage)
     if ent:
         kind, description = "entity", ent
@@ -734,7 +869,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         things = set(named_tokens(unit_text, names_too=False)) & \
             set(named_tokens(node_text, names_too=False))
         restated = (bool(mine & theirs) and (lexical >= T_POINT or bool(things))) or \
-            cov >= RESTATED_COVERAGE
+            cov >= RESTATED_COVERAGE or _restates_across(unit_text, [node_head, *sentences])
     head = bag(node_head)
     # A claim of a few terms ("Idempotency keys") is a name, not a statement to contain.
     # And the unit is mostly that claim: a unit that only cites it inside a statement of its
@@ -759,6 +894,33 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       point_contained=bool(old) and same_point(unit_text, old or "", u, idf),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
+
+
+def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
+    """A unit in one language saying again what a node says in the other ("我们再次约定每 14 天
+    轮换 vault token" against "Vault tokens are rotated every 14 days"): across languages only
+    what a statement binds can be compared. One node statement states every number of the unit
+    with its unit (at least one), and every Latin word the unit writes (`vault`, `token`) is a
+    term of that statement."""
+    lang = language(unit_text)
+    mine = tx.facts(_assertive(unit_text)).quantities
+    if not mine:
+        return False
+    latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]", unit_text)
+             if w.casefold() not in STOP} if lang == "zh" else set()
+    for text in texts:
+        if not text or language(text) == lang:
+            continue
+        if lang == "en":
+            latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]",
+                                                                     text)
+                     if w.casefold() not in STOP}
+            words = set(bag(unit_text).counts)
+        else:
+            words = set(bag(text).counts)
+        if mine <= tx.facts(text).quantities and latin and latin <= words:
+            return True
+    return False
 
 
 def _in_one_clause(unit_text: str, head: Bag, idf: IdfFn, need: float, lang: str) -> bool:

@@ -626,7 +626,7 @@ class LocalModel:
         current_name = str(meta.get("name") or "")
         if name and name != current_name and stated(current_name, stale):
             # The name stated the old value: the same name with the new one ("at most four
-            # pages" -> "at most six pages"), else the unit's.
+            # pages" -> "at most six pages", "on Thursday" -> "on Wednesday"), else the unit's.
             out["name"] = revise.with_value(current_name, old_sentence,
                                             decide._assertive(f"{name} {summary}")) or name
         current = str(meta.get("description") or "")

@@ -25,6 +25,10 @@ def with_value(text: str, old: str, new: str) -> str | None:
     gone = values(facts(old) - facts(new))
     came = values(facts(new) - facts(old))
     numbers = [v for v in gone if not v[:1].isupper()], [v for v in came if not v[:1].isupper()]
+    if not numbers[0] and not numbers[1]:
+        # No number changed: one name or day for another ("on Thursday" -> "on Wednesday").
+        numbers = ([v for v in gone if v[:1].isupper() and stated(text, (v,))],
+                   [v for v in came if v[:1].isupper()])
     if len(numbers[0]) != 1 or len(numbers[1]) != 1:
         return None
     before, after = numbers[0][0], numbers[1][0]
@@ -32,6 +36,14 @@ def with_value(text: str, old: str, new: str) -> str | None:
         return None
     if before.isascii() and before[:1].isalnum():
         pattern = rf"(?<![\w.]){re.escape(before)}(?![\w])"
+        # The word it counts follows it, in the number the new value takes ("one page" ->
+        # "two pages"): the new text's own word, when it is the same word.
+        counted = re.search(rf"(?<![\w.]){re.escape(after)}\s+([A-Za-z]+)", new)
+        unit = re.search(rf"(?<![\w.]){re.escape(before)}\s+([A-Za-z]+)", text)
+        if counted and unit and counted.group(1) != unit.group(1) and \
+                decide.strong_stem(counted.group(1).lower()) == \
+                decide.strong_stem(unit.group(1).lower()):
+            return text[:unit.start()] + f"{after} {counted.group(1)}" + text[unit.end():]
     else:
         pattern = re.escape(before)
     changed, count = re.subn(pattern, after.replace("\\", r"\\"), text, count=1)
