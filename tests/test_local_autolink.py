@@ -193,7 +193,7 @@ def test_short_units_from_one_note_and_a_shared_term_end_linked(ctx: Integration
     assert runbook.action == "CREATE"
     body = text(ctx, runbook.target or "")
     assert f"[[{idem.target}|idempotency key]]" in body          # the term, woven where written
-    assert f"This is the runbook for [[{decision.target}|" in body  # the note's decision
+    assert f"The same note also records [[{decision.target}|" in body  # the note's decision
     assert "2 related links" in runbook.note
     assert_clean(ctx)
 
@@ -208,8 +208,11 @@ def test_chinese_units_of_one_note_end_linked(ctx: IntegrationContext) -> None:
                                      "step: 用正则匹配手机号和身份证号，替换为星号。"))
     pref = run(ctx, "团队更喜欢在中间件统一脱敏",
                "团队更喜欢在中间件统一脱敏，而不是在每个业务模块里各自处理。", path, "personal")
-    assert f"这是 [[{rule.target}|" in text(ctx, steps.target or "")
-    assert f"这条规则的做法见 [[{steps.target}|日志数据脱敏]]。" in text(ctx, pref.target or "")
+    # One note records all three; the links say that much and no more (issue 21).
+    assert f"[[{rule.target}|" in text(ctx, steps.target or "")
+    assert f"[[{steps.target}|日志数据脱敏]]" in text(ctx, pref.target or "")
+    for target in (steps.target, pref.target):
+        assert "这是 [[" not in text(ctx, target or "") and "做法见" not in text(ctx, target or "")
     assert "链接了" in pref.note
     assert_clean(ctx)
 
@@ -298,16 +301,24 @@ def test_related_links_are_sentences_never_a_list(bucket: str, lang: str,
             assert re.sub(r"\[\[[^\]]*\]\]|[\s,、和.。]|and", "", part), part
 
 
-def test_relation_sentences_per_bucket_pair() -> None:
+def test_relation_sentences_say_only_what_their_reason_evidences() -> None:
+    """Issue 21: a link never claims a relation nobody checked ("This is the runbook for",
+    "A neighbouring runbook is"): the same note, a name the unit writes, a shared identifier,
+    else "see also"."""
     rule = write.Related("digest/wiki/mask-logs.md", "Mask logs", "source")
-    steps = write.Related("digest/procedure/mask.md", "日志数据脱敏", "source")
+    steps = write.Related("digest/procedure/mask.md", "日志数据脱敏", "linked")
     assert write.related_sentence([rule], "en", "procedure") == \
-        "This is the runbook for [[digest/wiki/mask-logs.md|Mask logs]]."
+        "The same note also records [[digest/wiki/mask-logs.md|Mask logs]]."
     assert write.related_sentence([steps], "zh", "personal") == \
-        "这条规则的做法见 [[digest/procedure/mask.md|日志数据脱敏]]。"
+        "另见 [[digest/procedure/mask.md|日志数据脱敏]]。"
     used = write.Related("digest/wiki/idempotency-keys.md", "Idempotency keys", "mention")
     assert write.related_sentence([used], "en", "procedure") == \
-        "It relies on [[digest/wiki/idempotency-keys.md|Idempotency keys]]."
+        "It refers to [[digest/wiki/idempotency-keys.md|Idempotency keys]]."
+    pool = write.Related("digest/procedure/pool.md", "Pool exhaustion", "named", "pgbouncer")
+    assert write.related_sentence([pool], "en", "wiki") == \
+        "[[digest/procedure/pool.md|Pool exhaustion]] also names pgbouncer."
+    assert write.without_related_sentences(
+        "Kept.\n\n[[digest/procedure/pool.md|Pool exhaustion]] also names pgbouncer.") == "Kept.\n"
 
 
 class _CountingEmbedder:

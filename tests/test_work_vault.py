@@ -72,7 +72,7 @@ def test_no_filler_sentence(digest: dict[str, str]) -> None:
 def test_the_debugging_log_is_a_runbook_with_its_lesson(digest: dict[str, str]) -> None:
     text = digest["digest/procedure/checkout-redis-timeouts.md"]
     body = _prose(text)
-    for label in ("Symptom: Checkout requests timed out", "Cause: KEYS blocks Redis",
+    for label in ("Symptom: Checkout requests timed out", "Cause: `KEYS` blocks Redis",
                   "Diagnosis:\n1. Checked the load balancer", "Fix:\n1. Disabled the cron",
                   "Result: p99 back to 120 ms within 5 minutes.",
                   "Lesson: Never use KEYS in production code; use SCAN with a small count."):

@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from remelink.models.local import fenced
 from remelink.models.local import text as tx
 
 
 def end(text: str, lang: str) -> str:
     text = text.strip()
-    if not text:
+    if not text or fenced.ends_with_block(text):
         return text
     if text[-1] in ".!?。！？;；:：":
         return text

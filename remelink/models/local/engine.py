@@ -25,7 +25,17 @@ from typing import Any
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
-from remelink.models.local import decide, embed, extract, relate, revise, shapes, tags, write
+from remelink.models.local import (
+    decide,
+    embed,
+    extract,
+    fenced,
+    relate,
+    revise,
+    shapes,
+    tags,
+    write,
+)
 from remelink.models.local import points as pts
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import (
@@ -462,7 +472,8 @@ class LocalModel:
             semantic=self._semantic if self.embedder is not None else None,
             ranked=[(h, s) for h, s in self._rank(unit_text, hits) if h.path not in notes],
             linked_notes=relate.linked_entries(unit.get("linked_notes")))
-        related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason) for k in links]
+        related: list[tuple[str, str]] = [write.Related(k.path, k.name, k.reason, k.evidence)
+                                           for k in links]
         classes = {h.path: labels.get(h.path, "unrelated") for h in hits}
         classes.update({p: "related" for p, _ in related})
         titles = evidence_titles(messages)
@@ -574,6 +585,7 @@ class LocalModel:
                 new_body, write.related_sentence(related, lang, own_bucket))
         new_body = write.add_sources(new_body,
                                      [write.source_sentence(s, r, lang) for s, r in roles])
+        new_body = fenced.unfold(new_body)
         if new_body == body:  # the node already says it, from these very sources
             unchanged = "节点已记录这一点及其来源：无需改动。" if lang == "zh" else \
                 "The node already records this, from these sources: nothing to add."

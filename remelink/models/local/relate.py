@@ -69,6 +69,7 @@ class Link:
     path: str
     name: str
     reason: str  # one of REASONS
+    evidence: str = ""  # for `named`: the identifier or name both write, as the unit writes it
 
     @property
     def bucket(self) -> str:
@@ -197,6 +198,20 @@ def named_query(text: str) -> str:
     return " ".join(sorted(idents) + sorted(names) + counted)[:1500]
 
 
+def _spelled(text: str, a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> str:
+    """The shared identifier (else the shared names, joined) as `text` writes it: what a link
+    sentence may name as its evidence ("... also names pgbouncer")."""
+    shared = sorted(a[0] & b[0], key=lambda t: (-len(t), t)) or \
+        sorted((a[0] | a[1]) & (b[0] | b[1]), key=lambda t: (-len(t), t))[:2]
+    spelled = []
+    for token in shared[:1]:
+        m = re.search(r"(?<![\w.])" + re.escape(token) + r"(?![\w])", text, re.I)
+        if m is None:
+            return ""
+        spelled.append(m.group(0))
+    return "".join(spelled)
+
+
 def _entities(text: str) -> set[str]:
     return {e.casefold() for e in tx.facts(text).entities}
 
@@ -219,9 +234,10 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
     entities = _entities(raw_text)
     found: dict[str, Link] = {}
 
-    def add(path: str, reason: str) -> None:
+    def add(path: str, reason: str, evidence: str = "") -> None:
         if path not in found and path not in skip:
-            found[path] = Link(path, names.get(path) or _title(notes.get(path), path), reason)
+            found[path] = Link(path, names.get(path) or _title(notes.get(path), path), reason,
+                               evidence)
 
     for path in candidates:
         name = names.get(path) or _title(notes.get(path), path)
@@ -253,8 +269,9 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
             note = notes.get(path)
             text = _prose(note.body) if note is not None else \
                 f"{names.get(path, '')} {descriptions.get(path, '')}"
-            if shares_names(mine, named(f"{names.get(path, '')} {text}")):
-                add(path, "named")
+            theirs = named(f"{names.get(path, '')} {text}")
+            if shares_names(mine, theirs):
+                add(path, "named", _spelled(raw_text, mine, theirs))
     unit_words = _topic_words(raw_text)
 
     def shares_words(path: str) -> bool:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from remelink.models.local import fenced
 from remelink.vault.notes import Note
 
 
@@ -30,14 +31,14 @@ def title_of(note: Note, meta: dict[str, object]) -> str:
     return note.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
-def sections(body: str) -> list[Section]:
+def sections(body: str, first_line: int = 1, path: str = "") -> list[Section]:
+    """The body's sections by heading; a fenced block is one folded line (fenced.py) of the
+    section it is in (a `#` inside it is no heading)."""
     sections = [Section("", 0)]
-    fence = False
-    for line in body.replace("\r\n", "\n").split("\n"):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence:
+    for line, block in fenced.split_body(body.replace("\r\n", "\n").split("\n"), first_line,
+                                         path):
+        if block:
+            sections[-1].lines.append(line)
             continue
         m = re.match(r"(#{1,6})\s+(.+?)\s*#*\s*$", line)
         if m:
@@ -52,6 +53,17 @@ def blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     current_kind, current = "", []  # type: ignore[var-annotated]
     for line in [*lines, ""]:
+        if fenced.has_block(line):
+            # A block belongs to the line it follows ("Bump the image:"), whole.
+            if current:
+                current.append(line.strip())
+                out.append((current_kind, " ".join(s.strip() for s in current)))
+                current = []
+            elif out:
+                out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+            else:
+                out.append(("para", line.strip()))
+            continue
         num = re.match(r"\s*\d+[.)]\s+(.*)", line)
         item = re.match(r"\s*[-*+]\s+(.*)", line)
         if not line.strip() or num or item:

@@ -135,8 +135,8 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
         cause = next((p.text for p in parsed if p.role == "cause"), "")
         return procedure_description(name, steps, lang, debug=debug, cause=cause)
     text = tx.clean_statement(summary)
-    first = re.split(r"(?<=[.!?。！？])\s*", text, maxsplit=1)[0] if text else ""
-    first = first or text
+    first = tx.without_code_marks(tx.first_sentence(text)) if text else ""
+    first = first or tx.without_code_marks(text)
     if len(first) > 240:
         cut = first[:240]
         first = cut[: cut.rfind(" ")] if " " in cut else cut

@@ -94,7 +94,7 @@ def _parts(parts: Sequence[str], lang: str) -> str:
 
 def short(claim: str, lang: str) -> str:
     """A claim short enough for a Sources sentence: whole when short, else its main clause."""
-    text = tx.clean_statement(claim).rstrip("。.!！")
+    text = tx.without_code_marks(tx.clean_statement(claim)).rstrip("。.!！")
     if lang == "zh":
         return text if len(text) <= 40 else tx.title_from(text, max_cjk=40)
     if len(text.split()) <= CLAIM_WORDS:

@@ -44,7 +44,7 @@ def _is_attendance(text: str) -> bool:
 
 
 def _is_chatter(text: str) -> bool:
-    if _is_attendance(text):
+    if _is_attendance(text) or tx.is_wish(text):
         return True
     return tx.has_cue(text, tx.CHATTER_CUES) and not tx.has_cue(
         text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES)
@@ -117,7 +117,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     """Candidates of one note, in order, and the reason when it gives none."""
     title = sections.title_of(note, meta)
     found = _Note()
-    parts = sections.sections(note.body)
+    parts = sections.sections(note.body, note.body_line, note.path)
     if not note.path.startswith(DAILY) and all(s.level < 2 for s in parts):
         document = _document(note, title, parts, index)
         if document is not None:
@@ -181,9 +181,14 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                                        weight=_WEIGHT["lesson"], order=(index, 99),
                                        roles={note.path: "failure"}))
     if debuglog.is_debug_log(found.debug_kinds, bool(found.steps)):
+        # One incident, one runbook: a numbered list elsewhere in the log ("What I checked")
+        # is its diagnosis, not a runbook of its own.
+        for cand in procedures:
+            found.steps += [("investigation", p.split(": ", 1)[1]) for p in cand.points
+                            if p.startswith("step: ")]
         return [runbooks.debug_runbook(note, title, found.attached, found.steps,
                                        found.failures, index)] + \
-            [c for c in found.out if c.kind not in ("lesson",)], ""
+            [c for c in found.out if c.kind not in ("lesson",) and c not in procedures], ""
     _attach(found, note, index)
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
 
@@ -192,8 +197,10 @@ def _document(note: Note, title: str, parts: list[sections.Section], index: int
               ) -> Candidate | None:
     """A short resource document without sections is about one thing, its title: its first
     paragraph says what, the next ones add to it."""
-    paragraphs = [tx.clean_statement(t) for s in parts for k, t in sections.blocks(s.lines)
-                  if k == "para"]
+    blocks = [(k, t) for s in parts for k, t in sections.blocks(s.lines)]
+    if sum(1 for k, _ in blocks if k == "num") >= 2:
+        return None  # numbered steps: a runbook, which the section walk makes with its steps
+    paragraphs = [tx.clean_statement(t) for k, t in blocks if k == "para"]
     if not paragraphs or not _long_enough(paragraphs[0]):
         return None
     name = re.sub(r"\s+(?:notes?|overview|summary|笔记|说明|概述)$", "", tx.clean_statement(title),

@@ -45,7 +45,8 @@ Walk Confirm Post Run Logs Log Note Notes Decision Decisions Rule Rules Preferen
 Corrected Sources Source Thanks Hey Hi Hello Yes Yeah Wow Great Awesome Cool Nice Sorry
 Good Happy Morning Evening Night Weekend Week Month Year Christmas Thanksgiving Easter
 Halloween English Chinese American European British French German Spanish Italian Japanese
-Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV""")
+Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV
+Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
 
 
 def _prose(text: str) -> str:
@@ -62,6 +63,9 @@ def _prose(text: str) -> str:
             body = text[end + 4:]
     body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
     prose = f"{head}\n{body}"
+    # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
+    prose = re.sub(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", " ", prose,
+                   flags=re.M | re.S)
     prose = re.sub(r"!?\[\[[^\]|]*\|([^\]]*)\]\]", r"\1", prose)
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
     prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remelink.models.local import fenced
+
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RE = re.compile(f"[{CJK}]")
 _SENT_END_RE = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
@@ -85,6 +87,21 @@ CHATTER_CUES = ("attendees", "attendee", "participants", "present:", "agenda", "
                 "thank you", "will check", "next week", "tomorrow", "lunch", "参会", "出席",
                 "议程", "谢谢", "下周", "明天", "午饭")
 
+# A wish nobody committed to ("Someone should fix ...", "Lunch idea: we should ... again",
+# "要不要再去爬一次山"): no one decided it, so it is no rule and no decision.
+_WISH_RE = re.compile(
+    r"^[^:：\n]{0,40}\b(?:idea|suggestion|wish)\s*[:：]|"
+    r"^(?:someone|somebody|anyone|maybe we|we could|"
+    r"it would be (?:nice|great|good)|would be (?:nice|great)|wouldn't it be|should we|"
+    r"can someone|could someone|anybody)\b|要不要|有人应该|有人得|有没有人|谁有空|"
+    r"(?:[^:：\n]{0,20}(?:想法|主意|提议)\s*[:：])", re.I)
+
+
+def is_wish(text: str) -> bool:
+    """A suggestion or a wish without anyone deciding it (SPEC §8: never a node)."""
+    return bool(_WISH_RE.search(clean_statement(text).lstrip("-*+ ")))
+
+
 # Section headings: what kind of material a section holds.
 HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item",
@@ -148,11 +165,13 @@ _LEADING_CUE_RE = re.compile(
 _WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
 _MD_LINK_RE = re.compile(r"\[([^\[\]\n]+)\]\([^()\n]*\)")
 _ITEM_MARK_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_EMPHASIS_RE = re.compile(r"\*\*|__|`")
+_EMPHASIS_RE = re.compile(r"\*\*|__")
+_CODE_SPAN_RE = re.compile(r"`([^`\n]*)`")
 
 
 def clean_statement(text: str) -> str:
-    """A statement with list markers, emphasis and trailing link noise removed."""
+    """A statement with list markers, emphasis and trailing link noise removed. Inline code
+    keeps its backticks: what people reuse reaches the node as code (SPEC §4)."""
     text = _ITEM_MARK_RE.sub("", text)
     text = _EMPHASIS_RE.sub("", text)
     text = _WIKILINK_RE.sub(
@@ -177,10 +196,61 @@ def _cue_clause(clauses: list[str]) -> str:
     return clauses[0] if clauses else ""
 
 
+def without_code_marks(text: str) -> str:
+    """Plain text for a title or a description: inline code without its backticks (a name is
+    words; the body keeps the code as code)."""
+    return _CODE_SPAN_RE.sub(r"\1", fenced.strip(text)).replace("`", "")
+
+
+def first_sentence(text: str) -> str:
+    """The first whole sentence of `text`: it ends at `.`, `!` or `?` followed by a space or
+    the end (a dot inside `journal.postings.v2`, `date.today()` or a URL ends nothing), or at
+    a Chinese full stop, and never inside inline code or brackets."""
+    depth = 0
+    code = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            code = not code
+        elif code:
+            continue
+        elif ch in "([（【":
+            depth += 1
+        elif ch in ")]）】":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in "。！？" or (ch in ".!?" and (
+                i + 1 == len(text) or text[i + 1].isspace()) and
+                not text[:i + 1].lower().endswith(_ABBREV))):
+            return text[:i + 1]
+    return text
+
+
+# Words a phrase cannot end on: they need what follows (`... fetched again from`, `... on PyPI
+# we`). A title cut to a few words drops them.
+DANGLING = frozenset(_STOP_TAIL) | word_set("""from into onto over under about after before via per
+was were been being we i you they it he she them us these those not no can could will would
+should must may might has have had do does did because while then your whose whom since until
+unless whether either neither both each every""")
+_LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
+_LEAD_INS = word_set("""again first second then next finally instead also so now here there
+however note ok okay yes well anyway sadly unfortunately basically actually thankfully luckily
+to if when since after before once in for with as by on otherwise meanwhile still later
+today yesterday from starting until""")
+
+
+def _is_lead_in(clause: str) -> bool:
+    """A short clause that only leads in ("Again", "To use it", "Sadly"): four words at most,
+    opening on an adverb, a conjunction or an infinitive."""
+    words = clause.split()
+    if not words or len(words) > 4:
+        return False
+    first = words[0].lower()
+    return first in _LEAD_INS or (len(words) == 1 and first.endswith("ly"))
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
-    text = clean_statement(statement)
+    text = without_code_marks(clean_statement(statement))
     text = _LEADING_CUE_RE.sub("", text)
     text = drop_parentheticals(text).strip()
     if is_cjk_text(text):
@@ -189,17 +259,26 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         if len(clause) > max_cjk:
             cut = clause[:max_cjk]
             # Never cut inside a Latin word or a number.
-            m = re.search(r"[A-Za-z0-9]+$", cut)
-            if m and clause[max_cjk:max_cjk + 1].isalnum():
-                cut = cut[:m.start()]
+            # Never cut inside a Latin word, an identifier or a number: end after it.
+            more = re.match(r"[A-Za-z0-9_.-]+", clause[max_cjk:])
+            if more and re.search(r"[A-Za-z0-9_.-]$", cut):
+                cut = clause[:max_cjk + more.end()].rstrip(".-")
             clause = cut.rstrip("的了和与及 ")
         return clause or text[:max_cjk]
+    # "Tomasz: shadow mode ...", "Rule of thumb: every new service ...": a short label before a
+    # colon names the line, not its topic.
+    label = _LABEL_RE.match(text)
+    if label and len(label.group(1).split()) <= 3:
+        text = label.group(2)
     clauses = [c.strip() for c in re.split(r"[,;:.!?](?:\s|$)|\s[-–—]\s", text) if c.strip()]
+    # "Again, ...", "To use it, ...": a lead-in clause is no topic; the clause after it is.
+    while len(clauses) > 1 and _is_lead_in(clauses[0]):
+        clauses.pop(0)
     clause = clauses[0] if clauses else text
     words = clause.split()
     if len(words) > max_words:
         words = words[:cut_words]
-        while words and words[-1].lower() in _STOP_TAIL:
+        while len(words) > 1 and words[-1].lower().strip("'’") in DANGLING:
             words.pop()
     title = " ".join(words).strip(" .,:;")
     return title[:1].upper() + title[1:] if title else text[:60]
@@ -232,10 +311,25 @@ def procedure_title(heading: str, note_title: str) -> str:
     text = re.sub(r"^(?:如何|怎么|怎样)", "", text)
     generic = {"steps", "procedure", "runbook", "checklist", "recipe", "setup", "操作步骤", "步骤",
                "流程", "方法", "做法", "操作"}
+    base = clean_statement(note_title).strip("# ").strip()
     if not text or text.lower() in generic:
-        base = clean_statement(note_title).strip("# ").strip()
         return base if is_cjk_text(base) else (base[:1].upper() + base[1:])
+    if base and base.lower() != text.lower() and _is_label_heading(text):
+        # "Rollout", "What I checked", "她的建议": a label of the section, named with what the
+        # note is about.
+        if is_cjk_text(base) or is_cjk_text(text):
+            return f"{base}：{text}"
+        return f"{base[:1].upper() + base[1:]}: {text[:1].lower() + text[1:]}"
     return text[:1].upper() + text[1:]
+
+
+def _is_label_heading(heading: str) -> bool:
+    """A section heading that labels its part instead of saying what is done: one word, a
+    short Chinese noun phrase, or "What I / we ..."."""
+    if is_cjk_text(heading):
+        return len(re.findall(f"[{CJK}]", heading)) <= 4
+    words = heading.split()
+    return len(words) == 1 or bool(re.match(r"what (?:i|we)\b", heading, re.I))
 
 
 # -- facts a merge must agree on -----------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from remelink.models.local import fenced, shapes, sources
 from remelink.models.local import points as pt
-from remelink.models.local import shapes, sources
 from remelink.models.local import text as tx
 from remelink.models.local.edits import (
     _sources_span,
@@ -59,61 +59,58 @@ _LABELS = {
 
 class Related(tuple[str, str]):
     """A related node to link: unpacks as (path, name) like a plain pair, and carries why it is
-    related (relate.REASONS: mention, source, term, similar, crosslang)."""
+    related (relate.REASONS: mention, linked, source, named, term, similar, crosslang) and, for
+    `named`, the identifier or name both write (`evidence`)."""
 
     reason: str
+    evidence: str
 
-    def __new__(cls, path: str, name: str, reason: str = "similar") -> Related:
+    def __new__(cls, path: str, name: str, reason: str = "similar",
+                evidence: str = "") -> Related:
         obj = super().__new__(cls, (path, name))
         obj.reason = reason
+        obj.evidence = evidence
         return obj
 
 
-# How a node of one bucket relates to a node of another, by why they are linked. `{}` is the
-# link. English and Chinese; each pair is one sentence, never a list of links.
+# What a link says is what its reason evidences, and nothing more (issue 21: "This is the
+# runbook for", "A neighbouring runbook is A, B and C" claimed relations nobody checked). `{}`
+# is the link, `{e}` the shared identifier. English and Chinese; each is one sentence.
 _RELATION = {
     "en": {
-        ("procedure", "wiki", "uses"): "It relies on {}.",
-        ("procedure", "wiki", "about"): "This is the runbook for {}.",
-        ("procedure", "personal", ""): "Apply {} while doing it.",
-        ("procedure", "procedure", ""): "A neighbouring runbook is {}.",
-        ("personal", "procedure", ""): "The steps to follow it are in {}.",
-        ("wiki", "procedure", ""): "The steps are in {}.",
-        ("personal", "personal", ""): "See also {}.",  # names of personal nodes are clauses
-        ("wiki", "personal", ""): "A related preference is {}.",
-        ("personal", "wiki", "uses"): "It concerns {}.",
-        ("personal", "wiki", "about"): "The decision it goes with is {}.",
-        ("wiki", "wiki", "uses"): "It refers to {}.",
-        ("wiki", "wiki", "about"): "It goes together with {}.",
-        ("", "", "source"): "The same note also records {}.",
-        ("", "", "linked"): "See also {}.",
+        "mention": "It refers to {}.",
+        "source": "The same note also records {}.",
+        "named": "{} also names {e}.",
+        "see": "See also {}.",
     },
     "zh": {
-        ("procedure", "wiki", "uses"): "它用到 {}。",
-        ("procedure", "wiki", "about"): "这是 {} 的操作步骤。",
-        ("procedure", "personal", ""): "执行时遵循 {}。",
-        ("procedure", "procedure", ""): "相邻的操作见 {}。",
-        ("personal", "procedure", ""): "这条规则的做法见 {}。",
-        ("wiki", "procedure", ""): "具体做法见 {}。",
-        ("personal", "personal", ""): "与之相关的还有 {}。",
-        ("wiki", "personal", ""): "相关的偏好见 {}。",
-        ("personal", "wiki", "uses"): "它涉及 {}。",
-        ("personal", "wiki", "about"): "与之对应的决定见 {}。",
-        ("wiki", "wiki", "uses"): "它涉及 {}。",
-        ("wiki", "wiki", "about"): "与之相关的还有 {}。",
-        ("", "", "source"): "同一笔记还记录了 {}。",
-        ("", "", "linked"): "另见 {}。",
+        "mention": "文中提到 {}。",
+        "source": "同一笔记还记录了 {}。",
+        "named": "{} 也写到 {e}。",
+        "see": "另见 {}。",
     },
 }
+# Sentences written before issue 21 (nodes in existing vaults still hold them): recognised as
+# link sentences, never written again.
+_OLD_RELATION = (
+    "It relies on {}.", "This is the runbook for {}.", "Apply {} while doing it.",
+    "A neighbouring runbook is {}.", "The steps to follow it are in {}.", "The steps are in {}.",
+    "A related preference is {}.", "It concerns {}.", "The decision it goes with is {}.",
+    "It refers to {}.", "It goes together with {}.",
+    "它用到 {}。", "这是 {} 的操作步骤。", "执行时遵循 {}。", "相邻的操作见 {}。",
+    "这条规则的做法见 {}。", "具体做法见 {}。", "与之相关的还有 {}。", "相关的偏好见 {}。",
+    "它涉及 {}。", "与之对应的决定见 {}。",
+)
 
 
 def _relation_patterns() -> list[re.Pattern[str]]:
     out = []
-    for table in _RELATION.values():
-        for phrase in set(table.values()):
-            head, _, tail = phrase.partition("{}")
-            out.append(re.compile(re.escape(head.strip()) + r"\s*!?\[\[" + r".*" +
-                                  re.escape(tail.strip()) + r"$", re.I))
+    phrases = {p for table in _RELATION.values() for p in table.values()} | set(_OLD_RELATION)
+    for phrase in phrases:
+        head, _, tail = phrase.partition("{}")
+        tail_re = ".+".join(re.escape(piece) for piece in tail.strip().split("{e}"))
+        out.append(re.compile(re.escape(head.strip()) + r"\s*!?\[\[" + r".*" + tail_re + r"$",
+                              re.I))
     return out
 
 
@@ -126,7 +123,7 @@ def without_related_sentences(body: str) -> str:
     it look like them), never with the links it grew."""
     kept = []
     for line in body.split("\n"):
-        parts = re.split(r"(?<=[.。])\s*(?=[A-Z\u4e00-\u9fff])", line.strip())
+        parts = re.split(r"(?<=[.。])\s*(?=[A-Z\u4e00-\u9fff\[])", line.strip())
         if line.strip() and "[[" in line and all(any(r.match(p) for r in _RELATION_RES)
                                                   for p in parts if p):
             continue
@@ -134,37 +131,27 @@ def without_related_sentences(body: str) -> str:
     return "\n".join(kept)
 
 
-def _relation(lang: str, bucket: str, target: str, reason: str) -> str:
+def _relation(lang: str, reason: str, evidence: str) -> str:
+    """The sentence for a link of this reason: the note records both, the unit names it, both
+    write the same identifier, or, for a link on the notes' own links or on similar words,
+    no claim beyond "see also"."""
     table = _RELATION[lang]
-    sense = "uses" if reason in ("mention", "term") else "about"
-    for key in ((bucket, target, sense), (bucket, target, "")):
-        if key in table:
-            phrase = table[key]
-            break
-    else:
-        phrase = table[("wiki", "wiki", sense)]
-    if reason == "source" and "procedure" not in (bucket, target):
-        # Linked because one note records both: say so, and claim no closer relation (a
-        # runbook and a decision of one note are its steps and its why; two statements of one
-        # meeting are just that).
-        return table[("", "", "source")]
-    if reason == "linked":
-        # Linked because one note links the other: a neighbour, not a claim of how they relate
-        # (a postmortem that links a decision is not "the runbook for" it).
-        return table[("", "", "linked")]
-    return phrase
+    if reason == "named" and evidence:
+        return table["named"].replace("{e}", evidence)
+    return table.get(reason, table["see"])
 
 
 def related_sentence(related: Sequence[tuple[str, str]], lang: str, bucket: str = "") -> str:
-    """One sentence per kind of relation, saying how this node (of `bucket`) relates to each
-    linked node: "This is the runbook for [[...]].", "这条规则的做法见 [[...]]。". `related`
-    holds (path, name) pairs, or `Related` pairs that also carry why they are linked."""
+    """One sentence per kind of evidence: "The same note also records [[...]].", "[[...]] also
+    names pgbouncer.", "See also [[...]]." `related` holds (path, name) pairs, or `Related`
+    pairs that also carry why they are linked. `bucket` is kept for callers: what a link says
+    no longer depends on the buckets it joins."""
+    del bucket
     groups: dict[str, list[str]] = {}
     for item in related:
         path, name = item[0], item[1]
-        parts = path.split("/")
-        target = parts[-2] if len(parts) >= 2 else ""
-        phrase = _relation(lang, bucket, target, getattr(item, "reason", "similar"))
+        phrase = _relation(lang, getattr(item, "reason", "similar"),
+                           getattr(item, "evidence", ""))
         shown = tx.clean_statement(name).rstrip(".。") or path
         groups.setdefault(phrase, []).append(f"[[{path}|{shown}]]")
     out = []
@@ -174,7 +161,8 @@ def related_sentence(related: Sequence[tuple[str, str]], lang: str, bucket: str 
         else:
             joined = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
         sentence = phrase.format(joined)
-        out.append(sentence[:1].upper() + sentence[1:] if lang == "en" else sentence)
+        out.append(sentence[:1].upper() + sentence[1:] if lang == "en" and
+                   not sentence.startswith("[[") else sentence)
     return ("" if lang == "zh" else " ").join(out)
 
 
@@ -251,6 +239,10 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         parts.append(f"{when}{'' if lang == 'zh' else ' '}{statement}" if said else when)
         if steps:
             parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
+        if roles.get("step"):
+            # What the note writes after its steps (`Rollback: ...`, a caveat) stays with them,
+            # each line as written.
+            parts += [_end(p, lang) for p in roles.get("point", [])]
         if roles.get("outcome"):
             parts.append(_labelled("outcome", roles["outcome"], lang))
     if roles.get("input"):
@@ -330,7 +322,7 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
         parts.append(related_sentence(rest, lang, bucket))
     parts.append("## Sources")
     parts.append("\n".join(source_sentence(src, role, lang) for src, role in sources))
-    return "\n\n".join(parts) + "\n"
+    return fenced.unfold("\n\n".join(parts)) + "\n"
 
 
 MAX_WORDS = 160  # a node is an abstraction (SPEC 7.1: about 50-200 words), not a copy

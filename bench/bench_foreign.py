@@ -1,0 +1,355 @@
+"""Notes nobody here wrote (issue 21): what `remelink dream run` keeps of them, read as their
+author would.
+
+Two vaults, each copied and dreamt once by the real CLI (local engine, default config):
+
+- til-simonw: a fixed sample (seed 21) of N notes of one side (bench/splits.py; `--side
+  heldout` is the result), laid out as `resource/<date>/<topic>-<name>.md`;
+- the realistic vault of bench/realvault (`dev` tunes, `heldout` is the result).
+
+Read from the digest it leaves:
+
+- code kept: each note's code (its inline spans, and each fenced block's first line and its
+  prompt lines `$ ...`) found in a node citing the note, as text and inside code (an inline
+  span or a fenced block of the node);
+- notes with a verdict (a unit cites them, or "nothing worth keeping" with a reason);
+- titles that are labels: a node name (or description) that is one of the note's headings or a
+  line label (`Rule of thumb:`), a person's name alone, or a single common word;
+- titles cut: a name that ends on a function word (`... on one`, `... because`, `的`) or at the
+  dot of an identifier (`date.`), or that leaves a bracket or backtick open;
+- realistic vaults only: key facts kept (bench_coverage.kept), chatter nodes (nodes whose
+  Sources cite only notes the key marks as chatter), related pairs linked
+  (bench/quality/relations.py);
+- seconds per note (wall time of the run / notes).
+
+    .venv/bin/python bench/bench_foreign.py til --side heldout --n 160 [--keep DIR]
+    .venv/bin/python bench/bench_foreign.py realvault --side heldout [--keep DIR] [-v]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import splits  # noqa: E402
+
+from bench.realvault import code_segments  # noqa: E402
+
+SEED = 21
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_SOURCES = re.compile(r"^## Sources\s*$", re.M)
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)")
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+_LABEL_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\*\*)?([^:：\n`]{1,40}?)(?:\*\*)?\s*[:：]", re.M)
+_FUNCTION_EN = frozenset(re.findall(r"\w+", """
+    a an the of to in on at for by with from and or but because as that which who whose
+    than then if when while into onto over under about after before via per is are was
+    were be been being it its this these those our my your their his her we i you they
+    one two not no so"""))
+_FUNCTION_ZH = ("的", "了", "和", "与", "在", "把", "被", "对", "从", "因为", "所以", "但", "而")
+
+
+@dataclass
+class Node:
+    path: str
+    name: str
+    description: str
+    body: str          # before `## Sources`
+    cites: set[str]    # raw notes its Sources link (workspace-relative, no `.md`)
+    code: list[str]    # code segments of the body
+
+
+@dataclass
+class Figures:
+    vault: str
+    side: str
+    notes: int
+    seconds: float
+    nodes: int = 0
+    judged: int = 0
+    code_items: int = 0
+    code_text: int = 0
+    code_code: int = 0
+    labels: list[str] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _frontmatter(text: str) -> tuple[dict[str, str], str]:
+    import yaml
+
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---", 4)
+    if end < 0:
+        return {}, text
+    data = yaml.safe_load(text[4:end]) or {}
+    return {k: str(v) for k, v in data.items() if v is not None}, text[end + 4:].lstrip("\n")
+
+
+def read_digest(vault: Path) -> list[Node]:
+    out = []
+    for path in sorted((vault / "digest").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        meta, body = _frontmatter(text)
+        m = _SOURCES.search(body)
+        head, sources = (body[:m.start()], body[m.end():]) if m else (body, "")
+        cites = {t.strip().removesuffix(".md") for t in _WIKILINK.findall(sources)}
+        out.append(Node(str(path.relative_to(vault)), meta.get("name", path.stem),
+                        meta.get("description", ""), head, cites, code_segments(head)))
+    return out
+
+
+def note_code(text: str) -> list[str]:
+    """Inline spans, each fenced block's first non-blank line and its `$ ` prompt lines."""
+    items: list[str] = []
+    fence = False
+    first = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fence, first = not fence, not fence
+            continue
+        if fence:
+            stripped = line.strip()
+            if stripped and (first or stripped.startswith("$ ")):
+                items.append(stripped)
+                first = False
+            continue
+        for seg in code_segments(line):
+            if seg.strip():
+                items.append(seg.strip())
+    return items
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def is_label(title: str, note_text: str, people: set[str]) -> bool:
+    t = title.strip().strip("*").strip()
+    if not t:
+        return True
+    low = t.casefold()
+    headings = {_squash(h).strip("*").casefold() for h in _HEADING.findall(note_text)}
+    labels = {_squash(h).strip("*").casefold() for h in _LABEL_LINE.findall(note_text)}
+    if low in labels or (low in headings and len(t.split()) <= 4 and not _is_doc_title(
+            t, note_text)):
+        return True
+    if t in people:
+        return True
+    return len(t.split()) == 1 and not re.search(r"[`._/\-0-9A-Z]", t[1:]) and \
+        not re.search(r"[\u4e00-\u9fff]{4,}", t)
+
+
+def _is_doc_title(title: str, note_text: str) -> bool:
+    """The note's own first-level title names its topic: not a label."""
+    m = re.search(r"^#\s+(.+?)\s*$", note_text, re.M)
+    return bool(m) and _squash(m.group(1)).casefold() == _squash(title).casefold()
+
+
+def is_cut(title: str, note_text: str) -> bool:
+    """Cut inside a phrase: a bracket or backtick left open, a last word that needs what follows
+    (`... on one`, `... because`, `...的`), or the note goes on after it with the dot of an
+    identifier (`Never call date.` of `date.today()`)."""
+    t = title.strip()
+    if not t:
+        return False
+    if t.count("`") % 2 or t.count("(") > t.count(")") or t.count("[") > t.count("]"):
+        return True
+    plain = _squash(note_text.replace("`", "").replace("**", ""))
+    stem = t.rstrip(".")
+    if t.endswith(".") and re.search(re.escape(stem) + r"\.[A-Za-z0-9_(]", plain):
+        return True
+    words = re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]+", t)
+    if not words:
+        return False
+    last = words[-1]
+    if last.casefold() in _FUNCTION_EN and not t.endswith((".", "?", "!", ")")):
+        return True
+    return last.endswith(_FUNCTION_ZH) and not t.endswith(("。", "）"))
+
+
+PYTHONPATH = ""  # --baseline: the engine of another revision first on the path
+
+
+def _run(vault: Path) -> tuple[float, dict[str, object]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REMELINK_")}
+    if PYTHONPATH:
+        env["PYTHONPATH"] = PYTHONPATH
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "remelink.cli", "dream", "run", "--vault",
+                           str(vault), "--quiet", "--json"],
+                          env=env, capture_output=True, text=True, timeout=7200,
+                          cwd=vault.parent, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"dream run failed: {done.stderr.strip()[-600:]}")
+    state = json.loads((vault / ".remelink" / "state.json").read_text(encoding="utf-8"))
+    return seconds, state
+
+
+def _judged(state: dict[str, object]) -> int:
+    inputs = state["inputs"].values()  # type: ignore[attr-defined]
+    return sum(1 for r in inputs if r.get("verdict") in ("units", "nothing") or r["units"])
+
+
+def read_figures(fig: Figures, vault: Path, notes: dict[str, str],
+                 people: set[str] | None = None) -> list[Node]:
+    """Code kept, labels and cut titles, for `notes` (workspace path without `.md` -> text)."""
+    nodes = read_digest(vault)
+    fig.nodes = len(nodes)
+    people = people or set()
+    by_note: dict[str, list[Node]] = {}
+    for node in nodes:
+        for cited in node.cites:
+            by_note.setdefault(cited, []).append(node)
+    for rel, text in notes.items():
+        citing = by_note.get(rel, [])
+        bodies = [_squash(n.body) for n in citing]
+        codes = [_squash(c) for n in citing for c in n.code]
+        for item in note_code(text):
+            want = _squash(item)
+            fig.code_items += 1
+            fig.code_text += any(want in b for b in bodies)
+            fig.code_code += any(want in c for c in codes)
+        for node in citing:
+            for what, title in (("name", node.name), ("description", node.description)):
+                if what == "description" and not title:
+                    continue
+                tag = f"{node.path} {what}: {title!r}"
+                if is_label(title, text, people) and tag not in fig.labels:
+                    fig.labels.append(tag)
+                if is_cut(title, text) and tag not in fig.cut:
+                    fig.cut.append(tag)
+    return nodes
+
+
+def til(side: splits.Side, n: int, keep: Path | None) -> Figures:
+    chosen = sorted(random.Random(SEED).sample(splits.til_notes(side),
+                                               min(n, len(splits.til_notes(side)))),
+                    key=lambda t: t.path)
+    with tempfile.TemporaryDirectory(prefix="remelink-foreign-") as tmp:
+        vault = Path(tmp) / "til"
+        (vault / ".remelink").mkdir(parents=True)
+        (vault / ".remelink" / "config.yaml").write_text("model: local\n", encoding="utf-8")
+        notes = {}
+        for note in chosen:
+            topic, name = note.path.split("/", 1)
+            rel = f"resource/{note.date}/{topic}-{name.replace('/', '-')}"
+            target = vault / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = note.file.read_text(encoding="utf-8")
+            target.write_text(text, encoding="utf-8")
+            notes[rel.removesuffix(".md")] = text
+        seconds, state = _run(vault)
+        fig = Figures("til-simonw", splits.label(side), len(chosen), seconds,
+                      judged=_judged(state))
+        read_figures(fig, vault, notes)
+        if keep is not None:
+            shutil.rmtree(keep, ignore_errors=True)
+            shutil.copytree(vault, keep)
+    return fig
+
+
+def realvault(side: splits.Side, keep: Path | None) -> Figures:
+    from bench_coverage import kept
+
+    from bench.quality.relations import evaluate
+    from bench.realvault import load
+
+    key = load(splits.REALVAULT_DIRS[side])
+    with tempfile.TemporaryDirectory(prefix="remelink-foreign-") as tmp:
+        vault = Path(tmp) / "vault"
+        shutil.copytree(key.root, vault, ignore=shutil.ignore_patterns(
+            "key.yaml", "index", "state.json", "runs"))
+        notes = {p.removesuffix(".md"): (vault / p).read_text(encoding="utf-8")
+                 for p in key.notes}
+        seconds, state = _run(vault)
+        fig = Figures("realvault", splits.REALVAULT_DIRS[side], len(key.notes), seconds,
+                      judged=_judged(state))
+        nodes = read_figures(fig, vault, notes)
+        chatter = {p.removesuffix(".md") for p, note in key.notes.items() if note.chatter}
+        fig.extra["chatter nodes"] = str(sum(
+            1 for node in nodes if node.cites and node.cites <= chatter))
+        fig.extra["chatter node names"] = "; ".join(
+            node.name for node in nodes if node.cites and node.cites <= chatter)
+        fig.extra["facts kept"] = kept(key, vault)
+        rel = evaluate(vault, splits.REALVAULT_DIRS[side], "auto")
+        fig.extra["related pairs linked"] = ", ".join(
+            f"{lang} {rel.related_linked[lang]}/{rel.related[lang]}" for lang in
+            sorted(rel.related)) + (f"; all {sum(rel.related_linked.values())}/"
+                                    f"{sum(rel.related.values())}")
+        fig.extra["links across notes (keyed)"] = f"{rel.cross_links} ({rel.cross_keyed})"
+        if keep is not None:
+            shutil.rmtree(keep, ignore_errors=True)
+            shutil.copytree(vault, keep)
+    return fig
+
+
+def report(fig: Figures, verbose: bool) -> str:
+    items = max(1, fig.code_items)
+    lines = [
+        f"{fig.vault} ({fig.side}): {fig.notes} notes, {fig.nodes} nodes, "
+        f"{fig.seconds:.0f} s ({fig.seconds / max(1, fig.notes):.2f} s/note)",
+        f"  notes with a verdict: {fig.judged}/{fig.notes}",
+        f"  code kept: {fig.code_items} items, as text {fig.code_text / items:.1%}, "
+        f"as code {fig.code_code / items:.1%}",
+        f"  label titles/descriptions: {len(fig.labels)}; cut: {len(fig.cut)}",
+    ]
+    lines += [f"  {k}: {v}" for k, v in fig.extra.items()]
+    if verbose:
+        lines += ["  labels:"] + [f"    {x}" for x in fig.labels]
+        lines += ["  cut:"] + [f"    {x}" for x in fig.cut]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("vault", choices=("til", "realvault"))
+    parser.add_argument("--side", choices=("tune", "heldout"), default="heldout")
+    parser.add_argument("--n", type=int, default=160)
+    parser.add_argument("--keep", type=Path)
+    parser.add_argument("--read", type=Path,
+                        help="read a til vault kept by an earlier run (no run)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="run the engine of git revision REV (extracted to a temp dir)")
+    parser.add_argument("-v", action="store_true")
+    args = parser.parse_args(argv)
+    if args.baseline:
+        global PYTHONPATH
+        target = Path(tempfile.mkdtemp(prefix=f"remelink-{args.baseline}-"))
+        archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", args.baseline,
+                                  "remelink"], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+        PYTHONPATH = str(target)
+    side = splits.HELD_OUT if args.side == "heldout" else splits.TUNING
+    if args.read:
+        notes = {p.relative_to(args.read).as_posix().removesuffix(".md"):
+                 p.read_text(encoding="utf-8")
+                 for p in sorted((args.read / "resource").rglob("*.md"))}
+        fig = Figures(args.vault, "read", len(notes), 0.0)
+        read_figures(fig, args.read, notes)
+        print(report(fig, args.v))
+        return 0
+    fig = til(side, args.n, args.keep) if args.vault == "til" else realvault(side, args.keep)
+    print(report(fig, args.v))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

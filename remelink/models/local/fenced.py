@@ -1,0 +1,109 @@
+"""Fenced code blocks through the local engine (issue 21: code is kept, never truncated).
+
+The engine reads a note as sentences: it joins lines, collapses spaces, strips emphasis. A
+fenced block would not survive that, so extraction folds each block into one token that none
+of those steps touches (its spaces, newlines, `*`, `_` and backticks mapped to private-use
+characters between two markers) and attaches it to the line it follows ("Bump the image:");
+the writer unfolds it back into the block, byte for byte, indented under its list item. A
+block longer than `MAX_LINES` is not copied: the node points to it (`the 52-line block at line
+120 of [[note]]`), so no block is ever cut.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_LINES = 30
+START, END = "\ue010", "\ue011"
+_ENCODE = {" ": "\ue000", "\n": "\ue001", "*": "\ue002", "_": "\ue003", "`": "\ue004",
+           "\t": "\ue005", "[": "\ue006", "]": "\ue007"}
+_DECODE = {v: k for k, v in _ENCODE.items()}
+_PROSE = "\ue012"  # a folded pointer: prose, unfolded in its line
+_TOKEN_RE = re.compile(f"{START}[^{END}]*{END}")
+_FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+
+
+def fold(lines: list[str]) -> str:
+    """One token for a fenced block (its fence lines included, indentation of the opening
+    fence removed from every line)."""
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    text = "\n".join(line[indent:] if not line[:indent].strip() else line.lstrip()
+                     for line in lines)
+    return START + "".join(_ENCODE.get(c, c) for c in text) + END
+
+
+def pointer(lines: list[str], line: int, path: str) -> str:
+    """A prose pointer for a block too long to copy: where it is, how long it is."""
+    lang = _FENCE_RE.sub("", lines[0]).strip()
+    what = f"{len(lines) - 2}-line {lang + ' ' if lang else ''}block"
+    text = f"(The {what} is at line {line} of [[{path}]].)" if path else \
+        f"(The {what} is at line {line} of the note.)"
+    return START + _PROSE + "".join(_ENCODE.get(c, c) for c in text) + END
+
+
+def split_body(lines: list[str], first_line: int = 1, path: str = ""
+               ) -> list[tuple[str, bool]]:
+    """The body's lines with each fenced block folded into one line: (line, is_block)."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE_RE.match(lines[i])
+        if not m:
+            out.append((lines[i], False))
+            i += 1
+            continue
+        fence = m.group(2)
+        j = i + 1
+        while j < len(lines) and not (lines[j].strip().startswith(fence[0] * len(fence))
+                                      and not lines[j].strip().lstrip(fence[0])):
+            j += 1
+        block = lines[i:j + 1]
+        if j >= len(lines):
+            block = [*lines[i:], lines[i][:len(lines[i]) - len(lines[i].lstrip())] + fence]
+        if len(block) - 2 > MAX_LINES:
+            out.append((pointer(block, first_line + i, path), True))
+        else:
+            out.append((fold(block), True))
+        i = j + 1
+    return out
+
+
+def strip(text: str) -> str:
+    """Text without its folded blocks (titles, descriptions, Sources sentences are words)."""
+    return " ".join(_TOKEN_RE.sub(" ", text).split()) if START in text else text
+
+
+def has_block(text: str) -> bool:
+    return START in text
+
+
+def ends_with_block(text: str) -> bool:
+    return text.rstrip().endswith(END)
+
+
+def unfold(text: str) -> str:
+    """Every folded block back as a fenced block on its own lines, indented under the list item
+    it belongs to; a period written after it is dropped."""
+    if START not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for m in _TOKEN_RE.finditer(text):
+        before = text[pos:m.start()].rstrip(" ")
+        line_start = before.rfind("\n") + 1
+        item = re.match(r"(\s*(?:\d+[.)]|[-*+])\s+|\s+)", before[line_start:])
+        indent = " " * len(item.group(1)) if item else ""
+        block = "".join(_DECODE.get(c, c) for c in m.group(0)[1:-1])
+        if block.startswith(_PROSE):
+            out.append(before + " " + block[1:])
+            pos = m.end()
+            continue
+        lines = "\n".join(indent + line if line else line for line in block.split("\n"))
+        out.append(before + ("\n" if before and not before.endswith("\n") else "") + lines)
+        pos = m.end()
+        rest = re.match(r"[ ]*[.。]?[ ]*", text[pos:])
+        pos += rest.end() if rest else 0
+        if pos < len(text) and text[pos] != "\n":
+            out.append("\n" + indent)
+    out.append(text[pos:])
+    return "".join(out)

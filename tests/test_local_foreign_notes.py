@@ -1,0 +1,301 @@
+"""Notes nobody here wrote (issue 21), through the local engine's whole dream run: what a node
+keeps of a note is what its author would keep (code as code, fenced blocks whole, titles that
+are the topic, no node from a wish, link prose that claims only what is evidenced)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remelink.config import Settings
+from remelink.dream.run import DreamOptions, run_dream
+from remelink.models.local import LocalModel, fenced, shapes, write
+from remelink.models.local import text as tx
+
+
+def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
+    """Write `notes` into a fresh vault, dream it once, and return the digest (path -> text)."""
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "digest").mkdir(exist_ok=True)
+    settings = replace(Settings(), embedder="none")
+    result = run_dream(root, settings, LocalModel(settings), DreamOptions())
+    assert result.ok  # type: ignore[attr-defined]
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted((root / "digest").rglob("*.md"))}
+
+
+def body_of(text: str) -> str:
+    """A node without its frontmatter and Sources."""
+    text = text.split("\n---\n", 1)[-1]
+    return re.split(r"^## Sources", text, flags=re.M)[0]
+
+
+def inline_code(text: str) -> list[str]:
+    return re.findall(r"`([^`\n]+)`", text)
+
+
+RUNBOOK = """# Ledger deploy runbook
+
+Use this for every ledger-api release.
+
+1. Run the migration first: `kubectl -n ledger create job --from=cronjob/ledger-migrate m1`.
+2. Watch the rollout: `kubectl -n ledger rollout status deploy/ledger-api --timeout=10m`
+3. Post the version in `#ledger-releases`.
+
+Rollback: `kubectl -n ledger rollout undo deploy/ledger-api`
+"""
+
+RULES_ZH = """# 日志规范
+
+- 日志里不要打印完整卡号，用 `mask_pan()` 处理后再输出。
+- 连接池 `default_pool_size` 维持 64，不要随手调大。
+"""
+
+
+def test_inline_code_reaches_the_node_as_code(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/2026-02-16/ledger-deploy.md": RUNBOOK,
+                              "resource/2026-02-17/日志规范.md": RULES_ZH})
+    bodies = "\n".join(body_of(t) for t in digest.values())
+    kept = set(inline_code(bodies))
+    for span in inline_code(RUNBOOK) + inline_code(RULES_ZH):
+        assert span in kept, f"`{span}` is not code in any node:\n{bodies}"
+    # No punctuation is added inside a command.
+    assert "--timeout=10m." not in bodies
+
+
+# -- descriptions: the first sentence, never cut at the dot of an identifier or a URL ---------
+@pytest.mark.parametrize("summary,first", [
+    ("Topic `journal.postings.v2` gets 48 partitions. Consumers scale to 48.",
+     "Topic journal.postings.v2 gets 48 partitions."),
+    ("Never call `date.today()` in business logic; pass the clock in.",
+     "Never call date.today() in business logic; pass the clock in."),
+    ("The result runs at https://my-app.fly.dev/ now. It took a minute.",
+     "The result runs at https://my-app.fly.dev/ now."),
+    ("He wants to own the runbook (there is none. yet) for payouts. More later.",
+     "He wants to own the runbook (there is none. yet) for payouts."),
+    ("If you use @pytest.mark.parametrize pytest will behave. Then more.",
+     "If you use @pytest.mark.parametrize pytest will behave."),
+    ("连接池 `default_pool_size` 维持 64。以后再议。", "连接池 default_pool_size 维持 64。"),
+])
+def test_a_description_is_a_whole_first_sentence(summary: str, first: str) -> None:
+    assert shapes.description(summary, "zh" if "连接池" in summary else "en") == first
+
+
+@given(ident=st.from_regex(r"[a-z]{2,8}(\.[a-z0-9_]{1,8}){1,3}(\(\))?", fullmatch=True),
+       tail=st.sampled_from(["in business logic", "for every consumer", "on the replica"]))
+@settings(max_examples=60, deadline=None)
+def test_no_description_ends_at_the_dot_of_an_identifier(ident: str, tail: str) -> None:
+    text = f"Always call `{ident}` {tail}. Another sentence follows."
+    assert shapes.description(text, "en") == f"Always call {ident} {tail}."
+
+
+# -- a wish nobody committed to is no node ---------------------------------------------------
+WISHES = """# Team sync
+
+- We decided to rotate the vault tokens every 14 days.
+- Someone should fix the espresso machine on the third floor, it leaks again.
+- Team lunch idea: we should do the ramen place near the office again, last time was great.
+- 另外下个月团建要不要再去爬一次山，上次大家都挺开心的。
+- 有人应该把三楼的打印机修一下，又卡纸了。
+"""
+
+
+def test_a_wish_or_small_talk_becomes_no_node(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"daily/2026-03-02/team-sync.md": WISHES})
+    text = "\n".join(digest.values())
+    assert "14 days" in text  # the decision is kept
+    for wish in ("espresso", "ramen", "爬一次山", "打印机"):
+        assert wish not in text, f"a wish became a node:\n{text}"
+
+
+# -- link prose claims only what is evidenced ------------------------------------------------
+_CLAIMS = ("runbook for", "neighbouring", "goes together", "relies on", "steps are in",
+           "decision it goes with", "的操作步骤", "做法见", "相邻的操作", "对应的决定")
+
+
+@given(bucket=st.sampled_from(["procedure", "personal", "wiki"]),
+       lang=st.sampled_from(["en", "zh"]),
+       links=st.lists(st.tuples(st.sampled_from(["procedure", "personal", "wiki"]),
+                                st.sampled_from(["mention", "linked", "source", "named", "term",
+                                                 "similar", "crosslang"])),
+                      min_size=1, max_size=5))
+@settings(max_examples=80, deadline=None)
+def test_a_link_sentence_never_claims_an_unchecked_relation(
+        bucket: str, lang: str, links: list[tuple[str, str]]) -> None:
+    related = [write.Related(f"digest/{b}/n{i}.md", f"Node {i}", r,
+                             "pgbouncer" if r == "named" else "")
+               for i, (b, r) in enumerate(links)]
+    sentence = write.related_sentence(related, lang, bucket)
+    assert not any(claim in sentence for claim in _CLAIMS), sentence
+    assert write.without_related_sentences(sentence).strip() == ""
+
+
+# -- titles: the topic, never a label, a lead-in word or a phrase cut open -------------------
+@pytest.mark.parametrize("statement,title", [
+    ("Tomasz: shadow mode deploy starts tomorrow at 10:00 for the posting consumer.",
+     "Shadow mode deploy starts tomorrow at 10:00 for the posting consumer"),
+    ("Rule of thumb: every new service gets a dashboard before its first prod deploy.",
+     "Every new service gets a dashboard before its first prod deploy"),
+    ("Again, I got here through a process of iteration with the electron builder config.",
+     "I got here through a process of iteration"),
+    ("To use it, you need to tag your Docker images with a tag that begins with that string.",
+     "You need to tag your Docker images"),
+    ("This means the image is fetched again from Cloudflare every time the page loads.",
+     "This means the image is fetched again"),
+    ("Since we specified the environment on PyPI we can skip the token entirely here.",
+     "Since we specified the environment on PyPI"),
+    ("决定：结算日志统一保留 30 天，过期自动删除。", "结算日志统一保留 30 天"),
+])
+def test_a_title_is_the_topic_not_a_label_or_a_cut_phrase(statement: str, title: str) -> None:
+    assert tx.title_from(statement) == title
+
+
+@given(words=st.lists(st.sampled_from(sorted(tx.word_set(
+    "the cache of a pool for service with from on to and we it keys rotate tokens every "
+    "deploy image through replica"))), min_size=13, max_size=30))
+@settings(max_examples=100, deadline=None)
+def test_a_long_title_never_ends_on_a_word_that_needs_what_follows(words: list[str]) -> None:
+    title = tx.title_from("Always " + " ".join(words) + ".")
+    assert title.split()[-1].lower() not in tx.DANGLING, title
+
+
+@pytest.mark.parametrize("heading,note,title", [
+    ("Rollout", "Ledger event migration", "Ledger event migration: rollout"),
+    ("What I checked", "Postgres pool exhaustion", "Postgres pool exhaustion: what I checked"),
+    ("她的建议", "和赵敏的 1:1", "和赵敏的 1:1：她的建议"),
+    ("How to rotate the vault tokens", "Vault", "Rotate the vault tokens"),
+])
+def test_a_section_label_is_never_a_title_alone(heading: str, note: str, title: str) -> None:
+    assert tx.procedure_title(heading, note) == title
+
+
+# -- fenced blocks: whole, or a pointer when too long; never cut -----------------------------
+LONG = "\n".join(f"    print({i})" for i in range(40))
+FENCED = f"""# Check if a file has changed in a script
+
+I wanted a shell script to exit early when a file had not changed since the last run.
+
+1. Store the hash of the file:
+
+   ```bash
+   sha256sum config.yaml > .config.sha
+   ```
+
+2. Compare it on the next run, and exit when nothing changed:
+
+   ```bash
+   if sha256sum --check --status .config.sha; then
+     exit 0
+   fi
+   ```
+
+3. Run the rest of the script.
+
+The whole helper, for reference:
+
+```python
+def main():
+{LONG}
+```
+"""
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^ *```[a-z]*\n(.*?)\n *```$", text, re.M | re.S)]
+
+
+def test_a_fenced_block_is_kept_whole_or_pointed_to(tmp_path: Path) -> None:
+    rel = "resource/2026-02-16/file-changed.md"
+    digest = dream(tmp_path, {rel: FENCED})
+    text = "\n".join(body_of(t) for t in digest.values())
+    blocks = [" ".join(b.split()) for b in _fenced_blocks(text)]
+    assert "sha256sum config.yaml > .config.sha" in blocks, text
+    assert "if sha256sum --check --status .config.sha; then exit 0 fi" in blocks, text
+    # The 40-line block is not cut: the node says where it is.
+    assert "print(39)" not in text or "print(0)" in text
+    line = FENCED.split("\n").index("```python") + 1
+    assert f"41-line python block is at line {line} of [[{rel}]]" in text, text
+    # Under a numbered step the block is indented into the item.
+    assert re.search(r"^1\. Store the hash of the file:\n\n? *```bash\n +sha256sum", text, re.M), \
+        text
+
+
+@given(body=st.lists(st.from_regex(r"( {0,6})[a-z_()=:]{1,12}", fullmatch=True), min_size=1,
+                     max_size=8), indent=st.sampled_from(["", "   "]))
+@settings(max_examples=100, deadline=None)
+def test_a_folded_block_unfolds_byte_for_byte(body: list[str], indent: str) -> None:
+    lines = [f"{indent}```python", *(indent + line for line in body), f"{indent}```"]
+    token = fenced.fold(lines)
+    assert fenced.unfold(f"Run this: {token}") == "Run this:\n" + "\n".join(
+        line[len(indent):] for line in lines)
+
+
+def test_code_in_a_fenced_block_is_never_a_tag() -> None:
+    from remelink.models.local import tags
+
+    node = ("---\nname: Debugging pytest-httpx\n---\nDrop this onto the test:\n```\n"
+            "E       AssertionError: The following responses are mocked\n"
+            "E         - Match POST request on Mistral\n```\nIt prints each request.\n")
+    assert not {"AssertionError", "Match", "Mistral"} & set(tags.entity_tags(node, [], 5))
+
+
+INCIDENT = """# Incident: ledger-api 503s, pool exhausted (6 Feb)
+
+## Symptom
+09:12 alert `LedgerHigh5xx`: 5xx at 14 %, p99 from 180 ms to 9 s.
+
+## What I checked
+1. ledgerdb itself: CPU 35 %, no replication lag.
+2. pgbouncer: `cl_waiting` = 412, every server connection busy.
+3. Who holds them: ~30 sessions from `recon-export`, `idle in transaction`.
+
+## Root cause
+The recon export job keeps a transaction open while it calls the bank API.
+
+## Fix
+- recon-export reads from the replica `ledgerdb-ro`.
+- Killed the idle sessions with `pg_terminate_backend`.
+
+## Lesson
+Never do network calls inside a DB transaction.
+"""
+
+
+def test_an_incident_is_one_runbook(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"daily/2026-02-06/pool-exhaustion.md": INCIDENT})
+    runbooks = [t for p, t in digest.items() if p.startswith("digest/procedure/")]
+    assert len(runbooks) == 1, list(digest)
+    text = runbooks[0]
+    for part in ("`cl_waiting` = 412", "`pg_terminate_backend`", "network calls inside"):
+        assert part in text, text
+    assert "what-i-checked" not in " ".join(digest)
+
+
+@pytest.mark.parametrize("statement,title", [
+    ("journaldb 的 max_connections 是 200，还要给运维留余量。", "journaldb 的 max_connections"),
+    ("From 1 April, on-call pages go through incident.io for settle-oncall.",
+     "On-call pages go through incident.io for settle-oncall"),
+])
+def test_a_title_never_cuts_an_identifier_or_keeps_a_date_lead_in(statement: str,
+                                                                  title: str) -> None:
+    assert tx.title_from(statement) == title
+
+
+@pytest.mark.parametrize("line", [
+    "Symptom: journal-svc 503s on 6 Feb; Ines paged at 09:12.",
+    "Os cluster went RED — 10 Oct; Olu restarted the node.",
+    "Freeze starts 3 Nov, ends 14 Nov; Hana signs off.",
+])
+def test_a_date_is_never_a_tag(line: str) -> None:
+    from remelink.models.local import tags
+
+    got = set(tags.entity_tags(f"---\nname: x\n---\n{line}\n", [], 5))
+    assert not got & {"Feb", "Oct", "Nov"}, got
