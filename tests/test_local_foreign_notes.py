@@ -331,3 +331,19 @@ def test_sources_call_a_statement_a_rule_only_when_the_note_does(tmp_path: Path)
     assert deploys and caches, sources
     assert all("The rule was recorded in" in s for s in deploys), deploys
     assert not any("rule" in s.lower() for s in caches), caches
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@given(evidence=st.text(max_size=12), name=st.text(min_size=1, max_size=20))
+@settings(max_examples=60, deadline=None)
+def test_link_sentences_take_any_evidence_and_name(lang: str, evidence: str, name: str) -> None:
+    """A `named` link whose identifier could not be spelled (empty), or one with braces (a
+    note's own `{id}`), still gives a sentence: never a KeyError from the template (found by
+    `make bench-quality` on the SilverBullet vault)."""
+    related = [write.Related("digest/wiki/a.md", name, "named", evidence),
+               write.Related("digest/wiki/b.md", "B", "source")]
+    sentence = write.related_sentence(related, lang)
+    assert "[[digest/wiki/a.md|" in sentence and "[[digest/wiki/b.md|" in sentence
+    assert "{e}" not in sentence
+    if evidence.strip() and "{}" not in evidence:
+        assert evidence in sentence
