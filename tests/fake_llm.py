@@ -298,6 +298,7 @@ class Faults:
         self.log: list[tuple[str, str | None]] = []  # (task, fault) per request
         self.fault_at: dict[str, list[int]] = {}  # fault -> the request numbers it hit
         self.firsts: list[int] = []  # request numbers that open a unit's conversation
+        self.opened: set[str] = set()  # the units opened so far (see _unit_key)
         self.lock = threading.Lock()
 
     def draw(self, task: str = "", body: dict[str, Any] | None = None) -> str | None:
@@ -307,9 +308,15 @@ class Faults:
         with self.lock:
             self.requests += 1
             self.seen[digest] = times = self.seen.get(digest, 0) + 1
-            if task == "integrate" and not any(m.get("role") == "assistant"
-                                               for m in (body or {}).get("messages") or []):
-                self.firsts.append(self.requests)
+            # A unit's opening request, the first time that unit is opened: a retry of it
+            # (after a timeout or a 5xx) or a second conversation (a unit that ran stale runs
+            # once more, with new candidates) starts no new unit.
+            messages = (body or {}).get("messages") or []
+            if task == "integrate" and not any(m.get("role") == "assistant" for m in messages):
+                unit = _unit_key(messages)
+                if unit not in self.opened:
+                    self.opened.add(unit)
+                    self.firsts.append(self.requests)
             fault = self.at.get(self.requests)
             if self.only is not None and task != self.only:
                 return None
@@ -326,6 +333,19 @@ class Faults:
             self.charged += tokens
             if self.late_after is not None and elapsed > self.late_after:
                 self.late += tokens
+
+
+_UNIT_FIELDS_RE = re.compile(r'"(?:name|paths)": (?:"(?:[^"\\]|\\.)*"|\[[^\]]*\])')
+
+
+def _unit_key(messages: list[dict[str, Any]]) -> str:
+    """Which unit a conversation integrates: its name and paths as the user message gives them
+    (the candidates around them change between a unit's conversations)."""
+    users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    found = _UNIT_FIELDS_RE.findall(users[0]) if users else []
+    name = next((f for f in found if f.startswith('"name"')), "")
+    paths = next((f for f in found if f.startswith('"paths"')), "")
+    return f"{name} {paths}"
 
 
 def _task_of(messages: list[dict[str, Any]]) -> str:

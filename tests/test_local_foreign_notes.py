@@ -299,3 +299,51 @@ def test_a_date_is_never_a_tag(line: str) -> None:
 
     got = set(tags.entity_tags(f"---\nname: x\n---\n{line}\n", [], 5))
     assert not got & {"Feb", "Oct", "Nov"}, got
+
+
+# -- a Sources sentence calls nothing a rule the note does not state as one --------------------
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("Invoices must never be sent before the customer confirms the billing address.", True),
+    ("Rule: every new service gets a dashboard before its first prod deploy.", True),
+    ("Each PR has no more than 400 changed lines.", True),
+    ("Never call `date.today()` in business logic.", True),
+    ("所有写入日志的手机号必须先脱敏。", True),
+    ("代码评审时每个 PR 不超过 400 行。", True),
+    ("They're not - at least not in the open source implementation of Deno.", False),
+    ("This might not be possible for things that need to be introspected later.", False),
+    ("我说跟 Hana 提一下，Hana 应该支持。", False),
+    ("The `must_check` flag should be on.", False),  # code is not words; `should` only hedges
+])
+def test_stated_as_a_rule(text: str, rule: bool) -> None:
+    assert tx.states_rule(text) is rule
+
+
+def test_sources_call_a_statement_a_rule_only_when_the_note_does(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {
+        "daily/2026-06-01/deploys.md": "# Deploys\n\nDeploys must wait for a green build on "
+                                       "main before they reach production.\n",
+        "daily/2026-06-02/caches.md": "# Caches\n\nThe cache layer needs to be warmed after "
+                                      "every schema change to the reporting tables.\n"})
+    sources = {rel: text.split("## Sources", 1)[1] for rel, text in digest.items()}
+    deploys = [s for s in sources.values() if "deploys.md" in s]
+    caches = [s for s in sources.values() if "caches.md" in s]
+    assert deploys and caches, sources
+    assert all("The rule was recorded in" in s for s in deploys), deploys
+    assert not any("rule" in s.lower() for s in caches), caches
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@given(evidence=st.text(max_size=12), name=st.text(min_size=1, max_size=20))
+@settings(max_examples=60, deadline=None)
+def test_link_sentences_take_any_evidence_and_name(lang: str, evidence: str, name: str) -> None:
+    """A `named` link whose identifier could not be spelled (empty), or one with braces (a
+    note's own `{id}`), still gives a sentence: never a KeyError from the template (found by
+    `make bench-quality` on the SilverBullet vault)."""
+    related = [write.Related("digest/wiki/a.md", name, "named", evidence),
+               write.Related("digest/wiki/b.md", "B", "source")]
+    sentence = write.related_sentence(related, lang)
+    assert "[[digest/wiki/a.md|" in sentence and "[[digest/wiki/b.md|" in sentence
+    assert "{e}" not in sentence
+    if evidence.strip() and "{}" not in evidence:
+        assert evidence in sentence

@@ -504,7 +504,10 @@ class LocalModel:
         # A stale hit may name the very file being created: a node never links to itself.
         related = [r for r in related if r[0] != free_path]
         kind = str(unit.get("kind") or "")
-        roles = [(sources[0], kind or _default_role(bucket))] + \
+        role = kind or _default_role(bucket)
+        if role == "rule" and not tx.states_rule(summary):
+            role = "fact"  # a Sources sentence calls nothing a rule the note does not state as one
+        roles = [(sources[0], role)] + \
             [(s, "corroborate") for s in sources[1:]]
         body = write.node_body(bucket, name, summary, points, lang, related, roles)
         description = _description(summary, lang, bucket, name, points)

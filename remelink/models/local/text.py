@@ -196,6 +196,26 @@ def _cue_clause(clauses: list[str]) -> str:
     return clauses[0] if clauses else ""
 
 
+# A statement is *stated as a rule* only in the words of obligation: a modal that binds
+# (`must`, `never`, `必须`, `禁止`), a limit with its number, or the word rule/policy itself.
+# The softer RULE_CUES (`should`, `need to`, `at least`, `应该`, `只能`) also hedge, guess,
+# wish or describe (`they should be back soon`, `at least not in the open source version`,
+# `Hana 应该支持`), so a Sources sentence does not call a statement a rule on them (SPEC §8).
+# Code is not words.
+_RULE_WORDS_RE = re.compile(
+    r"\b(?:must|never|always|required|mandatory|not allowed|forbidden|prohibited|rules?|"
+    r"polic(?:y|ies))\b|必须|禁止|不得|务必|不允许|一律|规则|规定|原则上"
+    # a limit with its number (`no more than 400 lines`, `至少 2 人`) binds; `at least not` does not
+    r"|\b(?:no more than|no less than|at most|at least|up to)\s+\d"
+    r"|(?:不超过|至少|最多|不少于)\s*\d",
+    re.I)
+
+
+def states_rule(text: str) -> bool:
+    """Whether the statement words itself as a rule (see _RULE_WORDS_RE)."""
+    return bool(_RULE_WORDS_RE.search(_CODE_SPAN_RE.sub(" ", fenced.strip(text))))
+
+
 def without_code_marks(text: str) -> str:
     """Plain text for a title or a description: inline code without its backticks (a name is
     words; the body keeps the code as code)."""

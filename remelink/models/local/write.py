@@ -136,8 +136,11 @@ def _relation(lang: str, reason: str, evidence: str) -> str:
     write the same identifier, or, for a link on the notes' own links or on similar words,
     no claim beyond "see also"."""
     table = _RELATION[lang]
-    if reason == "named" and evidence:
-        return table["named"].replace("{e}", evidence)
+    if reason == "named":  # names what both write; with nothing to name it claims no more
+        if not evidence:
+            return table["see"]
+        head, _, tail = table["named"].partition("{}")
+        return head + "{}" + tail.replace("{e}", evidence)
     return table.get(reason, table["see"])
 
 
@@ -160,7 +163,9 @@ def related_sentence(related: Sequence[tuple[str, str]], lang: str, bucket: str 
             joined = "、".join(links[:-1]) + ("和" if len(links) > 1 else "") + links[-1]
         else:
             joined = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
-        sentence = phrase.format(joined)
+        # Not str.format: the evidence is a note's own text, braces included (`{id}`).
+        head, _, tail = phrase.partition("{}")
+        sentence = head + joined + tail
         out.append(sentence[:1].upper() + sentence[1:] if lang == "en" and
                    not sentence.startswith("[[") else sentence)
     return ("" if lang == "zh" else " ").join(out)
