@@ -347,3 +347,22 @@ def test_link_sentences_take_any_evidence_and_name(lang: str, evidence: str, nam
     assert "{e}" not in sentence
     if evidence.strip() and "{}" not in evidence:
         assert evidence in sentence
+
+
+def test_a_line_of_markup_alone_is_no_statement(tmp_path: Path) -> None:
+    """An HTML element or a markdown image states nothing, however long its attributes (a
+    til note's screenshot `<img ... alt="... macOS system preferences" ...>` became a
+    "preference" node titled with the tag)."""
+    digest = dream(tmp_path, {"resource/2023-06-30/dns.md": (
+        "# Local wildcard DNS on macOS\n\nI run dnsmasq for local development.\n\n"
+        "## Configuring macOS to use the new DNS server\n\n"
+        'I searched for "dns" in macOS system preferences, clicked on "DNS servers" and used '
+        "the + button to add `127.0.0.1` to my list of DNS servers.\n\n"
+        '<img width="736" alt="Screenshot of that panel in the macOS system preferences" '
+        'src="https://example.com/assets/9599/ea91b822.png">\n\n'
+        "![A screenshot of the preferences panel for the DNS resolver](https://example.com/x.png)"
+        "\n\nHaving done this, running `cat /etc/resolv.conf` showed a confusing warning.\n")})
+    assert digest
+    for text in digest.values():
+        head = text.split("\n---\n", 1)[0]
+        assert "<img" not in head and "![" not in head, head

@@ -32,10 +32,15 @@ _FOLLOWUP_RE = re.compile(r"^(?:revisit|re-?check|follow up|follow-up|to do|todo
 _LABEL_LINE_RE = re.compile(r"^(?P<label>[^:：]{2,30}?)\s*[:：]\s*(?P<rest>.*)$")
 
 
+# Markup a reader never sees as words: an HTML element's tag (`<img width="736" alt=... src=...>`)
+# or a markdown image. A line made of them states nothing, however long its attributes.
+_MARKUP_RE = re.compile(r"<[^<>\n]{0,4000}>|!\[[^\]\n]{0,1000}\]\([^)\n]{0,4000}\)")
+
+
 def _long_enough(text: str) -> bool:
     if tx.is_cjk_text(text):
         return len(re.findall(f"[{tx.CJK}]", text)) >= MIN_CJK
-    return len(text.split()) >= MIN_WORDS
+    return len(_MARKUP_RE.sub(" ", text).split()) >= MIN_WORDS
 
 
 def _is_attendance(text: str) -> bool:
