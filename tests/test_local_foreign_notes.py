@@ -366,3 +366,32 @@ def test_a_line_of_markup_alone_is_no_statement(tmp_path: Path) -> None:
     for text in digest.values():
         head = text.split("\n---\n", 1)[0]
         assert "<img" not in head and "![" not in head, head
+
+
+@pytest.mark.parametrize(("text", "leans"), [
+    ("I decided to try this out.", True),
+    ("So you should use that instead.", True),
+    ("This only happens if the folder exists.", True),
+    ("It must be idempotent.", True),
+    ("Never push to main on Fridays.", False),
+    ("Use this when you need to deploy.", False),
+    ("This only happens if `--force` is set.", False),  # code carries it
+    ("It times out after 30 seconds.", False),          # so does a number
+    ("This is why Alice wants async updates.", False),  # and a name
+    ("这只在目录存在时发生。", False),                     # English only
+])
+def test_a_short_sentence_leaning_on_its_neighbour(text: str, leans: bool) -> None:
+    assert tx.leans_on_context(text) is leans
+
+
+def test_a_how_to_keeps_its_gist_not_its_fragments(tmp_path: Path) -> None:
+    """A til note's point is its TLDR line; its closing `So you should use that instead.` is a
+    fragment of the sentence before it, never a node of its own."""
+    digest = dream(tmp_path, {"resource/2022-05-13/python-copy-file.md": (
+        "# Efficiently copying a file\n\n**TLDR:** Use `shutil.copyfileobj(fsrc, fdst)`\n\n"
+        "Starlette uploads result in a SpooledTemporaryFile file-like object, which has no "
+        "stable path on disk.\n\nThen I found the standard library function that implements "
+        "the exact same pattern.\n\nSo you should use that instead.\n")})
+    bodies = [body_of(text) for text in digest.values()]
+    assert any("`shutil.copyfileobj(fsrc, fdst)`" in body for body in bodies), digest
+    assert not any(body.strip().startswith("So you should") for body in bodies), digest

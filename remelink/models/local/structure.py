@@ -55,9 +55,17 @@ def _is_chatter(text: str) -> bool:
         text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES)
 
 
+# A line the author labels as the note's gist (`**TLDR:** Use `shutil.copyfileobj()``) is what
+# the note says, whatever its cue words and however short.
+_GIST_RE = re.compile(
+    r"^[\W_]*(?:tl;?\s?dr|summary|in short|bottom line|总结|结论|一句话)[\W_]*[:：]", re.I)
+
+
 def _statement_kind(text: str, section_kind: str) -> str | None:
     """What a statement is, from its section and its own cue words; None for passing mentions."""
-    if _is_chatter(text) or not _long_enough(text):
+    if _GIST_RE.match(text) and len(_GIST_RE.sub("", text).split()) >= 2:
+        return "finding"
+    if _is_chatter(text) or not _long_enough(text) or tx.leans_on_context(text):
         return None
     if tx.has_cue(text, tx.PREFERENCE_CUES):
         return "preference"

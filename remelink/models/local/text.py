@@ -216,6 +216,34 @@ def states_rule(text: str) -> bool:
     return bool(_RULE_WORDS_RE.search(_CODE_SPAN_RE.sub(" ", fenced.strip(text))))
 
 
+# A short sentence that leans on what came before it (`So you should use that instead.`, `This
+# only happens if the folder exists.`, `I decided to try this out.`) says nothing on its own: its
+# subject is a pro-form whose antecedent is in another sentence. It opens with one, or ends on
+# one (`... try this out`); it names nothing (no code, no number, no name) that could carry it.
+_PROFORM_OPEN = word_set("""this that it these those they so which here there as such
+                            it's that's they're there's here's""")
+_PROFORM_END = word_set("this that it these those them")
+_PARTICLES = word_set("out up in on off again too instead first now anyway above below")
+LEANING_WORDS = 9
+
+
+def leans_on_context(text: str) -> bool:
+    """Whether an English statement is a fragment of its neighbour (see _PROFORM_OPEN)."""
+    plain = fenced.strip(text)
+    if "`" in plain or is_cjk_text(plain) or re.search(r"\d", plain):
+        return False
+    words = re.findall(r"[A-Za-z][A-Za-z'’-]*", plain.replace("’", "'"))
+    if not words or len(words) > LEANING_WORDS:
+        return False
+    if any(w[:1].isupper() and w.lower() not in _PROFORM_OPEN and w != "I" for w in words[1:]):
+        return False  # a name carries it
+    low = [w.lower() for w in words]
+    tail = low[:]
+    while len(tail) > 1 and tail[-1] in _PARTICLES:
+        tail.pop()
+    return low[0] in _PROFORM_OPEN or tail[-1] in _PROFORM_END
+
+
 def without_code_marks(text: str) -> str:
     """Plain text for a title or a description: inline code without its backticks (a name is
     words; the body keeps the code as code)."""
