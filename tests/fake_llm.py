@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 MATERIAL_RE = re.compile(r"^### (\S+)\n(.*?)(?=^### |\Z)", re.S | re.M)
 NAMES = ("Alice", "Priya", "Stripe")  # what the careless model tags, when a node names it
@@ -234,19 +234,30 @@ class _Server(ThreadingHTTPServer):
         self.mind = mind
 
 
+
+S = TypeVar("S", bound=ThreadingHTTPServer)
+
 @contextmanager
-def serve(mind: CarelessMind) -> Iterator[str]:
-    """The mind on 127.0.0.1; yields the api_base."""
-    server = _Server(mind)
+def running(server: S) -> Iterator[S]:
+    """`server` answering on its own thread until the block ends (every loopback provider of the
+    tests starts and stops this way)."""
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
                               daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield server
     finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@contextmanager
+def serve(mind: CarelessMind) -> Iterator[str]:
+    """The mind on 127.0.0.1; yields the api_base."""
+    server = _Server(mind)
+    with running(server):
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
 # -- provider faults ---------------------------------------------------------------------------
@@ -485,12 +496,5 @@ class _FaultyServer(ThreadingHTTPServer):
 def serve_faults(mind: Mind, faults: Faults) -> Iterator[str]:
     """The mind on 127.0.0.1 behind a provider that fails as `faults` says; yields api_base."""
     server = _FaultyServer(mind, faults)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
-                              daemon=True)
-    thread.start()
-    try:
+    with running(server):
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

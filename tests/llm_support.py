@@ -85,16 +85,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def serving() -> Iterator[FakeOpenAI]:
-    srv = FakeOpenAI()
-    thread = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02},
-                              daemon=True)
-    thread.start()
-    try:
+    from fake_llm import running
+
+    with running(FakeOpenAI()) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 def completion(*, tool_calls: list[tuple[str, str, dict[str, Any]]] | None = None,
