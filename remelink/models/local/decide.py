@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from remelink.index.analysis import terms as analyze
 from remelink.models.local import text as tx
+from remelink.models.local.edits import without_superseded
 
 # -- frozen thresholds ---------------------------------------------------------------------------
 # Tuned on training data only, with the engine's own texts (unit = its summary, node = title +
@@ -331,7 +332,8 @@ def passages(body: str) -> list[str]:
     """The statements of a node body (Sources excluded): one per sentence, list item or quote
     line, link syntax reduced to its display text."""
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
-    prose = body[: m.start()] if m else body
+    # A line struck as superseded by a correction is withdrawn: no claim of the node.
+    prose = without_superseded(body[: m.start()] if m else body)
     out: list[str] = []
     block: list[str] = []
 
@@ -843,6 +845,13 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         kind, description, old = "action", act, passage
     else:
         found = disagreement(unit_text, [node_head, *sentences], idf)
+        if found is not None and found.sentence == node_head and sentences:
+            # The name and description say it, and so does a line of the body: the line is
+            # what a correction quotes (and marks superseded), not the node's head.
+            line = disagreement(unit_text, sentences, idf)
+            if line is not None and line.kind == found.kind:
+                found = replace(found, sentence=line.sentence,
+                                statement=found.statement or line.statement)
         if found is not None:
             kind, description, old, correction = (found.kind, found.description, found.sentence,
                                                   found.explicit)

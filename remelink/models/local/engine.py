@@ -533,9 +533,12 @@ class LocalModel:
             when = re.search(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", source)
             # The statement that sets the new value, when the unit says several things.
             statement = comp.new_sentence or summary
-            line = write.correction_line(statement, comp.old_sentence, source,
-                                         when.group(1) if when else today, lang)
+            date = when.group(1) if when else today
+            line = write.correction_line(statement, comp.old_sentence, source, date, lang)
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
+            # The old line stays, struck through and dated: a reader meets it as superseded.
+            new_body = write.strike_superseded(new_body, comp.old_sentence, date, lang,
+                                                 quote=line)
             roles = [(s, "correct") for s in new_sources]
         else:
             # Background a note gives for its claim (its context, a follow-up) is not new
