@@ -87,6 +87,8 @@ CONTAIN_SHARE = 0.55  # ... and at least this share of the unit's weighted terms
 # Conflicts that no correction cue turns into a merge: another person, product or place;
 # the opposite action; the same words in another order.
 NEVER_SAME = frozenset({"entity", "action", "order"})
+# What a correction may change: a number, a date, a polarity, a holder handed over.
+CORRECTABLE = ("number", "date", "negation", "owner")
 # A disagreeing sentence must be at least this like the unit to be "about the same point" (below
 # it, two different numbers are two different facts); a restatement ("Alice again asked...")
 # must reach it too. A judgement, not tuned (STS-B has neither numbers-in-dispute labels nor
@@ -102,6 +104,9 @@ NOVEL_COVERAGE = 0.59
 # entirely in the node says that node again. A judgement, not tuned: "all but" leaves room for
 # a cue word the stop list does not know.
 RESTATED_COVERAGE = 0.9
+# A handover ("Ines takes over X from Tomasz") changes the node sentence naming the old holder
+# when that sentence holds this share of the thing's weighted terms. A judgement, like T_POINT.
+HANDOVER_COVERAGE = 0.5
 
 STOP = frozenset([
     "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with",
@@ -451,7 +456,7 @@ def classify(c: Comparison, *, same: float | None = None, related: float | None 
     # two are about the same subject, by either score (with an embedder, a long unit and a
     # short node title can share the words and still embed apart).
     on_topic = c.score >= related_t or c.lexical >= thresholds(False, c.lang)[1]
-    if (on_topic or c.point_contained) and c.conflict_kind in ("number", "date", "negation") \
+    if (on_topic or c.point_contained) and c.conflict_kind in CORRECTABLE \
             and c.correction:
         # "..., not every 30 days as our runbook says": an explicit rejection of the node's
         # value, on the node's own point, is a correction even when worded differently.
@@ -805,6 +810,65 @@ def subject_swapped(unit_text: str, texts: Sequence[str], idf: IdfFn) -> str | N
     return None
 
 
+# One holder of a thing put in another's place, said as a change ("Ines takes over the
+# posting-consumer migration from Tomasz", "何伟接手陈静的发布值班", "发布值班从陈静交给何伟"):
+# the new holder, the old one, and the thing.
+_HOLDER = r"[A-Z][\w.-]*\w|[\u4e00-\u9fff]{2,3}?"
+_HANDOVER_RES = tuple(re.compile(p) for p in (
+    rf"\b(?P<new>{_HOLDER}) (?:takes|took|is taking|will take|has taken) over (?P<thing>[^.;:]+?)"
+    rf" from (?P<old>{_HOLDER})\b",
+    rf"\b(?P<old>{_HOLDER}) (?:hands|handed|is handing|will hand|passes|passed) (?:over )?"
+    rf"(?P<thing>[^.;:]+?) (?:over )?to (?P<new>{_HOLDER})\b",
+    rf"\b(?P<new>{_HOLDER}) (?:replaces|replaced|will replace) (?P<old>{_HOLDER}) "
+    rf"(?:as|on|for) (?P<thing>[^.;:]+)",
+    rf"(?P<thing>[^.;:]+?) (?:moves|moved|passes|passed|goes|went) from (?P<old>{_HOLDER}) to "
+    rf"(?P<new>{_HOLDER})\b",
+    rf"(?<![从由])(?P<new>{_HOLDER})(?:接手|接管|接替)了?(?P<old>{_HOLDER})(?:的|负责的)(?P<thing>[^，,。；;]+)",
+    rf"(?P<thing>[^，,。；;]+?)(?:从|由)(?P<old>{_HOLDER})(?:手里|那里|那边)?(?:交给|转给|移交给|"
+    rf"改由|转交给)(?P<new>{_HOLDER})",
+))
+
+
+def handover(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disagreement | None:
+    """The unit hands a thing from one holder to another, and a node sentence says the old
+    holder has it: that sentence is what the unit changes (an owner, a person, a system put in
+    another's place, said as a change, is a correction; said without one it is another fact,
+    `entity_conflict`). The sentence names the old holder, not the new one, and most of the
+    thing."""
+    for pattern in _HANDOVER_RES:
+        for m in pattern.finditer(unit_text):
+            new, old, thing = m.group("new"), m.group("old"), bag(m.group("thing"))
+            if new in tx._COMMON_CAPS or old in tx._COMMON_CAPS or \
+                    new.casefold() == old.casefold() or not thing:
+                continue
+            for sentence in node_sentences:
+                # A sentence that records a handover itself is not one holder's claim.
+                if not sentence or any(r.search(sentence) for r in _HANDOVER_RES):
+                    continue
+                if _mentions(old, sentence) and not _mentions(new, sentence) and \
+                        coverage(thing, bag(sentence), idf) >= HANDOVER_COVERAGE:
+                    return Disagreement("owner", f"{new.casefold()} vs {old.casefold()}",
+                                        sentence, True, statement=_sentence_at(unit_text,
+                                                                               m.start()))
+    return None
+
+
+def holders(statement: str) -> tuple[str, str] | None:
+    """The new and the old holder a handover statement names, or None."""
+    for pattern in _HANDOVER_RES:
+        m = pattern.search(statement)
+        if m and m.group("new") not in tx._COMMON_CAPS and m.group("old") not in tx._COMMON_CAPS:
+            return m.group("new"), m.group("old")
+    return None
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence of `text` that holds position `pos`."""
+    start = max((m.end() for m in re.finditer(r"[.!?。！？；;]\s*", text[:pos])), default=0)
+    end = re.search(r"[.!?。！？；;]", text[pos:])
+    return text[start:pos + end.end() if end else len(text)].strip()
+
+
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = ()) -> Comparison:
@@ -839,7 +903,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
     act = action_conflict(unit_text, passage)
-    if ent:
+    handed = handover(unit_text, [*sentences, node_head], idf)
+    if handed is not None:
+        kind, description, old, correction = "owner", handed.description, handed.sentence, True
+        new_sentence = handed.statement
+    elif ent:
         kind, description = "entity", ent
     elif act:
         kind, description, old = "action", act, passage
@@ -900,7 +968,9 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     return Comparison(score=score, lexical=lexical, semantic=sem, coverage=cov,
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
-                      point_contained=bool(old) and same_point(unit_text, old or "", u, idf),
+                      # A handover names the sentence's holder and its thing: its point.
+                      point_contained=bool(old) and (kind == "owner" or
+                                                     same_point(unit_text, old or "", u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
 

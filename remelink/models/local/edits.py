@@ -84,7 +84,7 @@ SUPERSEDED = {"en": " (superseded on {date}, see below)", "zh": "（{date} 已�
 _SUPERSEDED_LINE_RE = re.compile(
     r"^.*(?:\(superseded on [^)\n]*\)|（[^）\n]*已更正，见下）)[ \t]*$", re.M)
 # Markup a strikethrough would hide (a link is then no edge) or break (html, math, comments).
-_MARKUP_RE = re.compile(r"[\[\]~<>$%|\\]|`{3}")
+_MARKUP_RE = re.compile(r"[\[\]~<$%\\]|`{3}")
 _ITEM_RE = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(\S.*?)[ \t]*$", re.M)
 _STOPS = ".。!！"
 
