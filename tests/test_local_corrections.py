@@ -442,3 +442,25 @@ def test_a_cueless_restatement_across_languages_is_bound_by_numbers_or_identifie
     assert c.restated is same
     if same:
         assert c.label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Drain GPU nodes running Triton one at a time.",
+     "Drain all GPU nodes running Triton at the same time."),
+    ("Restart the consumers sequentially after a deploy.",
+     "Restart the consumers in parallel after a deploy."),
+    ("发布后逐个重启消费者实例。", "发布后并行重启消费者实例。"),
+])
+def test_one_at_a_time_and_all_at_once_are_opposite_manners(a: str, b: str) -> None:
+    assert decide.action_conflict(a, b) is not None
+    assert decide.compare(a, b, b).label != "same_abstraction"
+
+
+
+def test_the_same_manner_in_other_words_is_no_conflict() -> None:
+    assert decide.action_conflict("Drain the nodes one by one.",
+                                  "Drain the nodes one at a time.") is None
+    assert decide.action_conflict("逐一重启实例。", "依次重启实例。") is None
+    # Both manners on one side (a choice between them) is no opposite either.
+    assert decide.action_conflict("Drain one at a time, never all at once.",
+                                  "Drain all at once.") is None

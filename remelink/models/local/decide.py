@@ -1201,14 +1201,29 @@ def _acts(text: str) -> set[str]:
     return out
 
 
+# Opposite manners, said in phrases: one at a time or all together ("Drain GPU nodes one at a
+# time" / "Drain all GPU nodes at the same time").
+MANNERS = (
+    ("one at a time", re.compile(r"\bone (?:at a time|by one|after (?:the )?other)\b|"
+                                 r"\b(?:sequentially|serially|in sequence|in series)\b|"
+                                 r"逐个|逐一|一个一个|依次|串行", re.I)),
+    ("all at once", re.compile(r"\b(?:at the same time|all at once|in parallel|simultaneously|"
+                               r"concurrently)\b|同一时间|一次性全部|并行", re.I)),
+)
+
+
 def action_conflict(unit_text: str, node_text: str) -> str | None:
     """The unit does one thing where the node does its opposite ("buy" / "sell", "买" / "卖"),
-    and neither says both."""
+    or does it in the opposite manner (one at a time / all at once), and neither says both."""
     ua, na = _acts(unit_text), _acts(node_text)
     for a, b in _ANTONYM_STEMS:
         if (a in ua and b in na and b not in ua and a not in na) or \
                 (b in ua and a in na and a not in ua and b not in na):
             return f"{a if a in ua else b} vs {b if a in ua else a}"
+    um = {name for name, pattern in MANNERS if pattern.search(unit_text)}
+    nm = {name for name, pattern in MANNERS if pattern.search(node_text)}
+    if len(um) == 1 and len(nm) == 1 and um != nm:
+        return f"{min(um)} vs {min(nm)}"
     return None
 
 
