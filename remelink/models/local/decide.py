@@ -619,8 +619,11 @@ def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
     count two things."""
     def counted(f: tx.Facts, other: tx.Facts, other_text: str) -> tx.Facts:
         values = {v for _, v in other.quantities}
+        # A word the other text counts with a number of its own is counted on both sides:
+        # "above 1 messages for 7 minutes" / "above 7 messages for 7 minutes" differ.
+        theirs = {u for u, _ in other.quantities}
         quantities = frozenset(
-            ("", v) if u and u not in _KNOWN_UNITS and v in values and
+            ("", v) if u and u not in _KNOWN_UNITS and u not in theirs and v in values and
             (_mentions(u, other_text) or strong_stem(u) in bag(other_text).counts) else (u, v)
             for u, v in f.quantities)
         return replace(f, quantities=quantities)
