@@ -474,8 +474,6 @@ def classify(c: Comparison, *, same: float | None = None, related: float | None 
 _NEGATED_CLAUSE_RE = re.compile(
     r"(?:,?\s*\b(?:not|instead of|rather than)\b[^,.;]*)|"
     r"(?:[，,]?\s*(?:而不是|而非|不是)[^，,。；;]*)|"
-    # "…，不要 offset", "…，别用 float": the alternative rejected (not "不要超过 300 行").
-    r"(?:[，,]\s*(?:不要|别用)[^，,。；;\d]*(?=[，,。；;]|$))|"
     # The value a change starts from: "from 40 to 80", "从 40 调到 80", "从两天改成四天".
     r"(?:\bfrom\s+[^,.;]*?\d[^,.;]*?(?=\s+to\s))|"
     r"(?:从\s*[^，,。；;]*?(?=\s*(?:调|改|提高|提升|降低|增加|减少|扩|缩|上调|下调|变|延长|缩短)?"
@@ -905,12 +903,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     kind = description = old = None
     new_sentence = ""
     correction = False
-    # Across languages words cannot be compared, bound things can: the same numbers with
-    # their units, the same identifier. Then the Latin words of a Chinese text are no names
-    # another text must share.
-    across = _restates_across(unit_text, [node_head, *sentences], cue=False)
-    ent = None if across else \
-        entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
+    ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
     act = action_conflict(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
@@ -957,8 +950,6 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             set(named_tokens(node_text, names_too=False))
         restated = (bool(mine & theirs) and (lexical >= T_POINT or bool(things))) or \
             cov >= RESTATED_COVERAGE or _restates_across(unit_text, [node_head, *sentences])
-    elif kind is None:
-        restated = across  # a restatement needs no cue to be one
     head = bag(node_head)
     # A claim of a few terms ("Idempotency keys") is a name, not a statement to contain.
     # And the unit is mostly that claim: a unit that only cites it inside a statement of its
@@ -987,49 +978,31 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
 
 
-def _restates_across(unit_text: str, texts: Sequence[str], *, cue: bool = True) -> bool:
+def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
     """A unit in one language saying again what a node says in the other ("我们再次约定每 14 天
     轮换 vault token" against "Vault tokens are rotated every 14 days"): across languages only
     what a statement binds can be compared. One node statement states every number of the unit
     with its unit (at least one), and every Latin word the unit writes (`vault`, `token`) is a
-    term of that statement.
-
-    Said without a cue (`cue=False`), the bound things must say more: the statement states
-    every number of the unit with its unit and there are two or more ("canary 5% -> 25% ->
-    100%" / "灰度顺序 5% → 25% → 100%"), or, with every Latin word as above, both name the same
-    identifier ("新接口的分页用 `page_token`，不要 offset" / "Pagination is cursor based:
-    `page_token` and `page_size`")."""
+    term of that statement."""
     lang = language(unit_text)
     mine = tx.facts(_assertive(unit_text)).quantities
-    if cue and not mine:
+    if not mine:
         return False
-    idents = {w.casefold() for w in _LATIN_RE.findall(_assertive(unit_text)) if is_identifier(w)}
+    latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]", unit_text)
+             if w.casefold() not in STOP} if lang == "zh" else set()
     for text in texts:
-        if not text or language(text) == lang or not mine <= tx.facts(text).quantities:
+        if not text or language(text) == lang:
             continue
-        if not cue and len(mine) >= 2:
-            return True
-        if not cue and not idents & {w.casefold() for w in _LATIN_RE.findall(text)
-                                     if is_identifier(w)}:
-            continue
-        if _latin_covered(unit_text, text, lang):
+        if lang == "en":
+            latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]",
+                                                                     text)
+                     if w.casefold() not in STOP}
+            words = set(bag(unit_text).counts)
+        else:
+            words = set(bag(text).counts)
+        if mine <= tx.facts(text).quantities and latin and latin <= words:
             return True
     return False
-
-
-_LATIN_RE = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]")
-
-
-def _latin_covered(unit_text: str, text: str, lang: str) -> bool:
-    """Every Latin word of the Chinese side (there it names a system, a setting) is a term of
-    the English side, and there is one."""
-    zh, en = (_assertive(unit_text), text) if lang == "zh" else (text, unit_text)
-    words = [w for w in _LATIN_RE.findall(zh) if w.casefold() not in STOP]
-    terms = set(bag(en).counts)
-    # A word is there as a term (`vault`, `tokens`) or, an identifier, by its parts
-    # (`page_token`: `pag`, `token`).
-    return bool(words) and all(strong_stem(w.casefold()) in terms or
-                               set(bag(w).counts) <= terms for w in words)
 
 
 def _in_one_clause(unit_text: str, head: Bag, idf: IdfFn, need: float, lang: str) -> bool:
