@@ -128,6 +128,8 @@ class TargetClaims:
 
 
 CommitHook = Callable[[Unit, str, str], None]
+# The calls whose message may carry the receipt as its text (judged once they ran).
+RECEIPT_WITH = frozenset({"write", "edit", "frontmatter_update"})
 
 
 @dataclass
@@ -382,7 +384,8 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
         tools = toolbox(ws, check=lambda note, original: check(note, original).problems)
         receipt, transcript = run_loop(ctx.model, messages, tools, judge,
                                        max_steps=dream.max_steps, max_repairs=dream.repair_turns,
-                                       transcript=transcript, max_tokens=dream.unit_tokens)
+                                       transcript=transcript, max_tokens=dream.unit_tokens,
+                                       answer_with=RECEIPT_WITH)
         final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
         before = ws.original.render() if ws.original is not None else b""
         after = final.render() if final is not None else before

@@ -90,8 +90,10 @@ node (never skip). Notes in $daily/ and $resource/ are never changed. A node
    the node. A CORRECT quotes the wrong line in a correction citing the new source:
    `> Corrected on $today: <new claim>; the earlier text said "<old line>", per [[<source>]].`
 4. Weave related nodes into body sentences (`This builds on [[<node path>]].`), generously.
-5. Answer with only {"action": "CREATE|CORROBORATE|REFINE|CORRECT", "target_path": "<path>",
-   "note": "<one line>", "classification": {"<candidate path>": "same|related|unrelated"}}
+5. The receipt, as the text of your write or edit message (checked with it: one turn less)
+   or as your only answer after it: {"action": "CREATE|CORROBORATE|REFINE|CORRECT",
+   "target_path": "<path>", "note": "<one line>", "classification": {"<candidate path>":
+   "same|related|unrelated"}}
 
 $bucket body: $shape. Frontmatter kind: $kind.
 write and edit check (problems named by body line):
@@ -117,7 +119,8 @@ $daily/、$resource/ 从不修改。节点（$digest/procedure|personal|wiki/）
    CORRECT 逐字引用错误行并引用新来源：
    `> $today 更正：<新说法>；原文为“<原来那一行>”，依据 [[<来源>]]。`
 4. 相关节点写进正文句子（`这建立在 [[<节点路径>]] 之上。`），多多益善。
-5. 只输出 {"action": "CREATE|CORROBORATE|REFINE|CORRECT", "target_path": "<路径>",
+5. 回执写在 write/edit 那条消息的正文里（与改动一起检查，少一轮），或在改动后单独输出：
+   {"action": "CREATE|CORROBORATE|REFINE|CORRECT", "target_path": "<路径>",
    "note": "<一句话>", "classification": {"<候选路径>": "same|related|unrelated"}}
 
 $bucket 正文：$shape。frontmatter kind：$kind。
@@ -145,7 +148,7 @@ $recall
 Evidence (excerpts of the unit's notes; read for more):
 $evidence
 
-Act on exactly one node, then answer with the receipt.
+Act on exactly one node, with the receipt.
 """)
 
 USER_ZH = Template("""\
@@ -162,7 +165,7 @@ $recall
 证据（单元笔记的摘录；更多内容用 read）：
 $evidence
 
-只对一个节点动作，然后输出回执。
+只对一个节点动作，并给出回执。
 """)
 
 # The recall of the first message, sized in estimated tokens (remelink/tokens.py) so that the
