@@ -279,6 +279,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         # Every unit before it has settled now: this conversation sees what one at a time
         # would have, and cannot run stale again.
         spent = stale.transcript
+        bind = getattr(ctx.model, "bind_index", None)
+        if callable(bind):
+            bind(ctx.index)  # the statistics of the vault as it is now, as for a fresh unit
         again = _integrate_unit(ctx, unit, dry_run=dry_run, rank=rank, check_stale=False)
         return replace(again, usage=spent.usage + again.usage, steps=spent.steps + again.steps,
                        repairs=spent.repairs + again.repairs,
