@@ -385,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
                                  "head": head}, default=list), encoding="utf-8")
     md = report(results, sha, raw, nodes, args, load, imports, head)
     print(md)
-    write_section("llm-path", md, "python bench/bench_llm_path.py")
+    write_section("llm-path", md, " ".join(["python bench/bench_llm_path.py",
+                                            *(argv if argv is not None else sys.argv[1:])]))
     return 0
 
 
@@ -442,7 +443,14 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
         "|---|---|---|---|---|---|---|---|---|---|---|",
         *row("demo", "demo"), *row("gen", "generated"),
         *(row("gen-apart", "generated, receipt in a turn of its own") if "gen-apart" in a
-          else []), "", targets(a), "",
+          else []), "",
+        "Before, the code does not judge a receipt sent beside the write: that model still "
+        "answers with it in a second turn, and its first text is resent (the 'generated' before "
+        "row); the row 'receipt in a turn of its own' is the model the before prompt asks for, "
+        "and compares the prompt alone. The repair rows for no_receipt and update_action: this "
+        "model makes those mistakes in a receipt of its own turn, after the write, so they cost "
+        "the turn the receipt beside the write saves as well.", "",
+        targets(a), "",
         "**Repair cost per mistake class** (generated vault; the model makes the mistake once on "
         "every unit's first act where it can (a relation field or a link without .md needs a "
         "related node), then repairs it from what it is told; extra prompt tokens and turns per "
