@@ -4,8 +4,9 @@ model is bench/llm_policy.py's decent tool-calling model.
 
 Each code version (`--before REV`, default cd4920b, the code before issue 23 (the last run
 used main 03ff8bf), exported with `git archive`; and the working tree) runs in a child process
-on copies of the same vaults: the demo vault (fixtures/demo-vault, English and Chinese) and a generated vault (bench/genvault.py,
-`--notes`; its raw notes are the input, its digest nodes what recall finds). The provider
+on copies of the same vaults: the demo vault (fixtures/demo-vault, English and Chinese) and
+a generated vault (bench/genvault.py, `--notes`; its raw notes are the input, its digest nodes
+what recall finds). The provider
 counts every request's prompt tokens in cl100k (litellm.token_counter, model gpt-3.5-turbo,
 messages and tool schemas; the encoding file is the one litellm bundles, no network), and
 files each request under its task: extraction, tagging, or the unit it integrates.
