@@ -2,10 +2,11 @@
 litellm model (litellm's real request path) against a loopback OpenAI-compatible provider whose
 model is bench/llm_policy.py's decent tool-calling model.
 
-Each code version (`--before REV`, default this branch's base cd4920b, exported with `git
-archive`; and the working tree) runs in a child process on copies of the same vaults: the demo
-vault (fixtures/demo-vault, English and Chinese) and a generated vault (bench/genvault.py,
-`--notes`; its raw notes are the input, its digest nodes what recall finds). The provider
+Each code version (`--before REV`, default cd4920b, the code before issue 23 (the last run
+used main 03ff8bf), exported with `git archive`; and the working tree) runs in a child process
+on copies of the same vaults: the demo vault (fixtures/demo-vault, English and Chinese) and
+a generated vault (bench/genvault.py, `--notes`; its raw notes are the input, its digest nodes
+what recall finds). The provider
 counts every request's prompt tokens in cl100k (litellm.token_counter, model gpt-3.5-turbo,
 messages and tool schemas; the encoding file is the one litellm bundles, no network), and
 files each request under its task: extraction, tagging, or the unit it integrates.
@@ -218,11 +219,11 @@ def local_links(code: Path, source: Path, work: Path, concurrency: int) -> tuple
 
 
 def dream(code: Path, source: Path, work: Path, *, mistake: str | None = None,
-          concurrency: int = 1, latency: float = 0.0) -> Run:
+          concurrency: int = 1, latency: float = 0.0, receipt_with_write: bool = True) -> Run:
     vault = work / "vault"
     shutil.rmtree(vault, ignore_errors=True)
     shutil.copytree(source, vault)
-    provider = Provider(Decent(mistake), latency=latency)
+    provider = Provider(Decent(mistake, receipt_with_write=receipt_with_write), latency=latency)
     before = d2d_links(vault)
     with serving(provider) as base:
         (vault / ".remelink").mkdir(exist_ok=True)
@@ -334,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             res: dict[str, Any] = {}
             res["demo"] = clean_row("demo", dream(code, DEMO, work / f"{version}-demo"))
             res["gen"] = clean_row("gen", dream(code, gen, work / f"{version}-gen"))
+            res["gen-apart"] = clean_row("gen", dream(code, gen, work / f"{version}-gen",
+                                                      receipt_with_write=False))
             clean = units_of(dream(code, gen, work / f"{version}-m"))
             res["mistakes"] = {}
             for mistake in MISTAKES:
@@ -383,7 +386,8 @@ def main(argv: list[str] | None = None) -> int:
                                  "head": head}, default=list), encoding="utf-8")
     md = report(results, sha, raw, nodes, args, load, imports, head)
     print(md)
-    write_section("llm-path", md, "python bench/bench_llm_path.py")
+    write_section("llm-path", md, " ".join(["python bench/bench_llm_path.py",
+                                            *(argv if argv is not None else sys.argv[1:])]))
     return 0
 
 
@@ -420,10 +424,13 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
 
     lines = [
         "## LLM path: tokens, repairs, concurrency (issue 23)", "",
-        f"Before = `{sha}` (this branch's base, exported), after = {tree}; both in one run on "
+        f"Before = `{sha}` (exported), after = {tree}; both in one run on "
         f"copies of the same vaults, `remelink dream run` through litellm to a loopback provider "
         "whose model is bench/llm_policy.py (a decent tool-calling model: clean conversations, "
-        "two turns for a unit whose target it has seen). Tokens are cl100k prompt tokens counted "
+        "its write or edit as soon as it has seen the target, the receipt as the text of that "
+        "message, as the prompt offers since issue 23, or, where it says so, in a turn of its "
+        "own: code that does not judge that text asks for it). Tokens are cl100k prompt tokens "
+        "counted "
         "by the provider per request (litellm.token_counter, gpt-3.5-turbo: messages and tool "
         f"schemas; offline, network during the run: {NETWORK if NETWORK else 'none'}). "
         f"Demo vault: fixtures/demo-vault (8 notes, EN and ZH); generated: bench/genvault.py "
@@ -435,7 +442,16 @@ def report(results: dict[str, dict[str, Any]], sha: str, raw: int, nodes: int,
         "English | Chinese | first request | turns: median / max | extraction tokens per note | "
         "tagging calls per node | all prompt tokens |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
-        *row("demo", "demo"), *row("gen", "generated"), "", targets(a), "",
+        *row("demo", "demo"), *row("gen", "generated"),
+        *(row("gen-apart", "generated, receipt in a turn of its own") if "gen-apart" in a
+          else []), "",
+        "Before, the code does not judge a receipt sent beside the write: that model still "
+        "answers with it in a second turn, and its first text is resent (the 'generated' before "
+        "row); the row 'receipt in a turn of its own' is the model the before prompt asks for, "
+        "and compares the prompt alone. The repair rows for no_receipt and update_action: this "
+        "model makes those mistakes in a receipt of its own turn, after the write, so they cost "
+        "the turn the receipt beside the write saves as well.", "",
+        targets(a), "",
         "**Repair cost per mistake class** (generated vault; the model makes the mistake once on "
         "every unit's first act where it can (a relation field or a link without .md needs a "
         "related node), then repairs it from what it is told; extra prompt tokens and turns per "

@@ -266,8 +266,11 @@ class UnitPlay:
 class Decent:
     """The policy: call it with a request body, get a chat.completion body back."""
 
-    def __init__(self, mistake: str | None = None) -> None:
+    def __init__(self, mistake: str | None = None, *, receipt_with_write: bool = True) -> None:
         self.mistake = mistake
+        # As the prompt offers: the receipt as the text of the write or edit message (one turn
+        # less when the node passes); False answers with the receipt in a turn of its own.
+        self.receipt_with_write = receipt_with_write
         self.plays: dict[str, UnitPlay] = {}
         self.lock = threading.Lock()
 
@@ -421,7 +424,18 @@ class Decent:
         if self.once(play, "cut_output"):
             raw = json.dumps(args, ensure_ascii=False)
             return completion(None, [(name, args)], finish="length", raw_args=raw[:len(raw) // 2])
-        return completion(None, [(name, args)])
+        return completion(self.beside(play), [(name, args)])
+
+    def beside(self, play: UnitPlay) -> str | None:
+        """The receipt sent with a write or edit, unless the mistake of this run is one of the
+        receipt's and is still to be made (it is made in the receipt answered alone)."""
+        if not self.receipt_with_write or (
+                self.mistake in ("no_receipt", "update_action") and
+                self.mistake not in play.made):
+            return None
+        return json.dumps({"action": play.action, "target_path": play.target,
+                           "note": "integrated", "classification": play.labels},
+                          ensure_ascii=False)
 
     def act(self, play: UnitPlay, first: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
         unit = play.unit
@@ -498,7 +512,7 @@ class Decent:
             args.pop("new")
         if prose_edit is not None:
             play.last_call = ("edit", args)
-            return completion(None, [("edit", prose_edit), ("edit", args)])
+            return completion(self.beside(play), [("edit", prose_edit), ("edit", args)])
         return self.call(play, "edit", args)
 
     def fix(self, play: UnitPlay, feedback: str) -> dict[str, Any]:
@@ -533,7 +547,7 @@ class Decent:
         if not calls:
             return self.receipt(play)
         play.last_call = calls[0]
-        return completion(None, calls)
+        return completion(self.beside(play), calls)
 
     def receipt(self, play: UnitPlay) -> dict[str, Any]:
         action = play.action

@@ -90,12 +90,19 @@ REPEATED = ("\n(You sent this exact call before and it was refused the same way;
 def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
              judge: Callable[[str], Accept[T] | Feedback], *, max_steps: int,
              max_repairs: int, transcript: Transcript | None = None,
-             max_tokens: int | None = None) -> tuple[T, Transcript]:
+             max_tokens: int | None = None,
+             answer_with: frozenset[str] = frozenset()) -> tuple[T, Transcript]:
     """Run the conversation until `judge` accepts a final answer; raise LoopError otherwise.
 
     A caller that passes its own `transcript` sees the usage so far whatever ends the loop,
     a ModelError from the backend included. `max_tokens` bounds the prompt tokens of the whole
-    conversation: a request that would take it past the budget is not sent."""
+    conversation: a request that would take it past the budget is not sent.
+
+    A turn's text beside its tool calls is no final answer, except with a call of a tool named
+    in `answer_with` (integration: write, edit, frontmatter_update): when every call of that
+    turn succeeded, the text is judged once they ran, and accepted it ends the loop (the
+    receipt sent with the write, one turn less); not accepted, it is no mistake and costs no
+    repair: the model sees the results and answers as usual."""
     if transcript is None:
         transcript = Transcript(messages=messages)
     transcript.messages = messages
@@ -124,6 +131,7 @@ def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
         messages.append(turn.as_message())
         if turn.tool_calls:
             repeated = ""
+            answered = any(call.name in answer_with for call in turn.tool_calls)
             for i, call in enumerate(turn.tool_calls):
                 if turn.truncated:
                     outcome = ToolOutcome(call.name, None, cut_message(turn, call=True))
@@ -142,9 +150,14 @@ def run_loop(model: ChatModel, messages: list[Message], tools: ToolBox,
                         outcome = ToolOutcome(outcome.name, outcome.arguments,
                                               outcome.result + REPEATED)
                     refused.add(key)
+                answered = answered and outcome.ok
                 transcript.tool_outcomes.append(outcome)
                 messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
                                  "content": outcome.result})
+            if answered and not turn.truncated and (turn.text or "").strip():
+                verdict = judge(turn.text or "")
+                if isinstance(verdict, Accept):
+                    return verdict.value, transcript
             if turn.truncated:
                 transcript.repairs += 1
             if transcript.repairs > max_repairs:

@@ -18,8 +18,8 @@ from remelink.units import Unit
 from remelink.vault.notes import Note, read_note
 from remelink.vault.paths import has_cjk, resolve_inside
 
-PER_SOURCE_TOKENS = 300   # about 1,200 characters of English, 300 of Chinese
-TOTAL_TOKENS = 900
+PER_SOURCE_TOKENS = 240   # about 960 characters of English, 240 of Chinese
+TOTAL_TOKENS = 720
 
 _WORD_RE = re.compile(r"[^\W\d_]{2,}|\d+", re.UNICODE)
 _CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")

@@ -128,6 +128,8 @@ class TargetClaims:
 
 
 CommitHook = Callable[[Unit, str, str], None]
+# The calls whose message may carry the receipt as its text (judged once they ran).
+RECEIPT_WITH = frozenset({"write", "edit", "frontmatter_update"})
 
 
 @dataclass
@@ -157,6 +159,10 @@ class IntegrationContext:
     ranks: dict[str, int] = field(default_factory=dict)  # unit id -> its rank
     # Links between the raw notes (notelinks.py), scanned once on first use.
     note_links: LazyNoteLinks | None = None
+    # The first message's candidates of each unit running side by side (rank -> paths): a
+    # unit whose candidates overlap those of an earlier unit still running waits for it (see
+    # `wait_for_overlap`).
+    recalled: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.note_links is None:
@@ -175,6 +181,26 @@ class IntegrationContext:
         with self.gate:
             self.settled.add(rank)
             self.gate.notify_all()
+
+    def wait_for_overlap(self, rank: int, paths: frozenset[str]) -> bool:
+        """Record the candidates of the unit of `rank`, and wait while an earlier unit that is
+        still running was shown one of them: it will most likely update that node or create
+        one next to it, which this unit's candidates would then show, so a conversation
+        started now would run stale and be paid for twice. True when it waited (the caller
+        recalls again). Only earlier units are waited for, and they started first: no
+        deadlock."""
+        with self.gate:
+            self.recalled[rank] = paths
+
+            def blocking() -> bool:
+                return any(r < rank and r not in self.settled and seen & paths
+                           for r, seen in self.recalled.items())
+
+            if not blocking():
+                return False
+            while blocking():
+                self.gate.wait()
+            return True
 
     def wait_turn(self, rank: int) -> None:
         """Until every unit before `rank` has settled. Units start in rank order, so the first
@@ -253,6 +279,9 @@ def integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool = False
         # Every unit before it has settled now: this conversation sees what one at a time
         # would have, and cannot run stale again.
         spent = stale.transcript
+        bind = getattr(ctx.model, "bind_index", None)
+        if callable(bind):
+            bind(ctx.index)  # the statistics of the vault as it is now, as for a fresh unit
         again = _integrate_unit(ctx, unit, dry_run=dry_run, rank=rank, check_stale=False)
         return replace(again, usage=spent.usage + again.usage, steps=spent.steps + again.steps,
                        repairs=spent.repairs + again.repairs,
@@ -293,12 +322,19 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
         language = settings.language if settings.language != "auto" else \
             ev.language_of(unit, evidence)
         folders = settings.folders
+        shown = recall(ctx, ws, unit, search) if getattr(ctx.model, "prompt_recall", True) \
+            else []
+        while check_stale and shown and \
+                ctx.wait_for_overlap(rank, frozenset(path for path, *_ in shown)):
+            # Recalled again on the vault the earlier units left: this conversation starts
+            # from what one at a time would show (the check at its end still stands).
+            mark = ctx.mark()
+            asked.clear()
+            ws.searches.clear()
+            shown = recall(ctx, ws, unit, search)
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
-                                              digest=folders.digest,
-                                              candidates=recall(ctx, ws, unit, search)
-                                              if getattr(ctx.model, "prompt_recall", True)
-                                              else [])
+                                              digest=folders.digest, candidates=shown)
         receipt_data: dict[str, Any] = {}
         inherited: list[str] = []  # lint errors the node had before this unit, kept
 
@@ -351,7 +387,8 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
         tools = toolbox(ws, check=lambda note, original: check(note, original).problems)
         receipt, transcript = run_loop(ctx.model, messages, tools, judge,
                                        max_steps=dream.max_steps, max_repairs=dream.repair_turns,
-                                       transcript=transcript, max_tokens=dream.unit_tokens)
+                                       transcript=transcript, max_tokens=dream.unit_tokens,
+                                       answer_with=RECEIPT_WITH)
         final = ws.staged if ws.staged is not None else ws.current(receipt.target_path)
         before = ws.original.render() if ws.original is not None else b""
         after = final.render() if final is not None else before

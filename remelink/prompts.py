@@ -83,19 +83,20 @@ You integrate ONE memory unit into the digest of a markdown vault: create or upd
 node (never skip). Notes in $daily/ and $resource/ are never changed. A node
 ($digest/procedure|personal|wiki/) is an abstraction of 50-200 words, not a copy of its notes.
 
-1. The first message lists node_search's best candidates, short bodies included. Search again
-   only for what they miss; read a node only to see its whole text.
+1. The first message lists node_search's best candidates; search or read only for more.
 2. Each candidate is same ($same: update it), related ($related: link it) or unrelated.
 3. Act once: CREATE writes $digest/$bucket/<slug>.md (lowercase-kebab; Chinese keeps its
    characters); CORROBORATE ($corroborate), REFINE ($refine) or CORRECT ($correct) edit
    the node. A CORRECT quotes the wrong line in a correction citing the new source:
    `> Corrected on $today: <new claim>; the earlier text said "<old line>", per [[<source>]].`
 4. Weave related nodes into body sentences (`This builds on [[<node path>]].`), generously.
-5. Answer with only {"action": "CREATE|CORROBORATE|REFINE|CORRECT", "target_path": "<path>",
-   "note": "<one line>", "classification": {"<candidate path>": "same|related|unrelated"}}
+5. The receipt, as the text of your write or edit message (checked with it: one turn less)
+   or as your only answer after it: {"action": "CREATE|CORROBORATE|REFINE|CORRECT",
+   "target_path": "<path>", "note": "<one line>", "classification": {"<candidate path>":
+   "same|related|unrelated"}}
 
 $bucket body: $shape. Frontmatter kind: $kind.
-write and edit check, and name any problem by body line:
+write and edit check (problems named by body line):
 - An update only inserts: every line, link and Sources sentence stays, in order (a CORRECT
   may replace the wrong line it quotes).
 - Links are paths with .md: [[$digest/wiki/<slug>.md]], [[$daily/<date>/<note>.md]].
@@ -111,14 +112,15 @@ SYSTEM_ZH = Template("""\
 把一个记忆单元整合进 markdown 知识库的 digest：新建或更新恰好一个节点，不能跳过。
 $daily/、$resource/ 从不修改。节点（$digest/procedure|personal|wiki/）是 50-200 字的抽象。
 
-1. 首条消息已列出 node_search 的候选（短的附正文）；缺什么再搜，要全文才 read。
+1. 首条消息已列出 node_search 的候选；缺什么再搜或 read。
 2. 候选分为 same（$same：更新它）、related（$related：链接它）、unrelated。
 3. 只做一个动作：CREATE 用 write 新建 $digest/$bucket/<slug>.md（中文保留汉字）；
    CORROBORATE（$corroborate）、REFINE（$refine）、CORRECT（$correct）用 edit。
    CORRECT 逐字引用错误行并引用新来源：
    `> $today 更正：<新说法>；原文为“<原来那一行>”，依据 [[<来源>]]。`
 4. 相关节点写进正文句子（`这建立在 [[<节点路径>]] 之上。`），多多益善。
-5. 只输出 {"action": "CREATE|CORROBORATE|REFINE|CORRECT", "target_path": "<路径>",
+5. 回执写在 write/edit 那条消息的正文里（与改动一起检查，少一轮），或在改动后单独输出：
+   {"action": "CREATE|CORROBORATE|REFINE|CORRECT", "target_path": "<路径>",
    "note": "<一句话>", "classification": {"<候选路径>": "same|related|unrelated"}}
 
 $bucket 正文：$shape。frontmatter kind：$kind。
@@ -146,7 +148,7 @@ $recall
 Evidence (excerpts of the unit's notes; read for more):
 $evidence
 
-Act on exactly one node, then answer with the receipt.
+Act on exactly one node, with the receipt.
 """)
 
 USER_ZH = Template("""\
@@ -163,14 +165,14 @@ $recall
 证据（单元笔记的摘录；更多内容用 read）：
 $evidence
 
-只对一个节点动作，然后输出回执。
+只对一个节点动作，并给出回执。
 """)
 
 # The recall of the first message, sized in estimated tokens (remelink/tokens.py) so that the
 # first request stays under 2,000 tokens in either language: a clean unit then fits in two
 # turns and under 4,000 prompt tokens (docs/benchmarks.md, "LLM path").
 RECALL_SHOWN = 6              # candidates listed (name and description)
-RECALL_BODIES = 2             # of which this many best ones also show their body ...
+RECALL_BODIES = 1             # of which this many best ones also show their body ...
 RECALL_BODY_TOKENS = 300      # ... when it is at most this long ...
 RECALL_BODIES_TOKENS = 350    # ... and the bodies shown stay within this together
 RECALL_DESCRIPTION_TOKENS = 40  # of a description shown
@@ -210,8 +212,10 @@ def integrate_messages(unit: Unit, evidence: str, *, language: str, today: str,
     system = (SYSTEM_ZH if zh else SYSTEM_EN).substitute(
         daily=daily, resource=resource, digest=digest, bucket=unit.bucket, today=today,
         language_name="中文" if zh else "English", **bucket_text)
-    unit_json = json.dumps({k: v for k, v in unit.as_dict().items() if k != "id"},
-                           ensure_ascii=False)
+    data = {k: v for k, v in unit.as_dict().items() if k != "id"}
+    if unit.linked_notes:
+        data["linked_notes"] = [n.as_row() for n in unit.linked_notes]
+    unit_json = json.dumps(data, ensure_ascii=False)
     user = (USER_ZH if zh else USER_EN).substitute(
         unit=unit_json, evidence=evidence or "(none)", today=today,
         recall=recall_block(candidates or [], language=language))
@@ -224,19 +228,19 @@ def integrate_messages(unit: Unit, evidence: str, *, language: str, today: str,
 
 def linked_text(unit: Unit, *, zh: bool) -> str:
     """The notes linked with the unit's notes (SPEC §8): the nodes citing them are related when
-    the linking line is about what the unit (or that node) says."""
-    how = {"out": "本单元的笔记链接了它", "in": "它链接了本单元的笔记"} if zh else \
-        {"out": "the unit's note links it", "in": "it links the unit's note"}
-    shown = unit.linked_notes[:8]
+    the linking line is about what the unit (or that node) says. The notes themselves are the
+    unit's `linked_notes` in its JSON block (the local engine reads them there): listing them
+    again in prose cost every request of the unit a few hundred tokens more."""
     if zh:
-        lines = [f"- {n.path}（{how[n.direction]}：“{n.context[:160]}”）" for n in shown]
-        return ("本单元的笔记与下列笔记互相链接。引用这些笔记的节点，如果链接所在的那一行与本单元"
-                "（或与该节点）说的是同一件事，就是相关节点：用 node_search 找到它们并链接。\n"
-                + "\n".join(lines) + "\n")
-    lines = [f'- {n.path} ({how[n.direction]}: "{n.context[:160]}")' for n in shown]
-    return ("The unit's notes are linked with these notes. A node citing one of them is related "
-            "when the linking line is about what the unit (or that node) says: find such nodes "
-            "with node_search and link them.\n" + "\n".join(lines) + "\n")
+        return ("单元的 linked_notes 是与本单元笔记互相链接的笔记，"
+                "每项为 [方向, 路径, 链接所在的那一行]"
+                "（out：本单元的笔记链接了它；in：它链接了本单元的笔记）。"
+                "引用这些笔记的节点，如果那一行与本单元（或与该节点）说的是同一件事，"
+                "就是相关节点：用 node_search 找到它们并链接。\n")
+    return ("The unit's linked_notes are notes linked with its notes, each [direction, path, "
+            "linking line] (out: the unit's note links it; in: it links the unit's note). A node "
+            "citing one of them is related when that line is about what the unit (or that node) "
+            "says: find such nodes with node_search and link them.\n")
 
 
 def revision_text(unit: Unit, *, zh: bool, today: str) -> str:

@@ -75,6 +75,11 @@ class LinkedNote:
     def as_dict(self) -> dict[str, str]:
         return {"path": self.path, "direction": self.direction, "context": self.context}
 
+    def as_row(self) -> list[str]:
+        """`[direction, path, context]`: the prompt's form (a third of the tokens of the
+        mapping's keys, repeated for each of up to a dozen notes, in every request)."""
+        return [self.direction, self.path, self.context]
+
 
 @dataclass(frozen=True)
 class Unit:
@@ -248,13 +253,16 @@ def parse_unit(data: Any, *, sources: Sequence[str] | None = None,
 
 
 def _linked_notes(raw: Any, own: Sequence[str]) -> tuple[LinkedNote, ...]:
-    """Optional evidence: `{path, direction, context}` mappings (or bare paths) naming workspace
-    paths other than the unit's own; anything else is dropped (it only ever adds links, and
-    the pipeline derives it again from the vault)."""
+    """Optional evidence: `{path, direction, context}` mappings, `[direction, path, context]`
+    triples (the prompt's form, `LinkedNote.as_row`) or bare paths, naming workspace paths
+    other than the unit's own; anything else is dropped (it only ever adds links, and the
+    pipeline derives it again from the vault)."""
     if not isinstance(raw, (list, tuple)):
         return ()
     out: dict[str, LinkedNote] = {}
     for item in raw:
+        if isinstance(item, (list, tuple)) and len(item) == 3:
+            item = {"direction": item[0], "path": item[1], "context": item[2]}
         entry = item if isinstance(item, Mapping) else {"path": item}
         path, context = entry.get("path"), entry.get("context")
         if not isinstance(path, str) or not path.strip():

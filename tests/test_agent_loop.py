@@ -88,6 +88,41 @@ def test_a_turn_with_text_and_tool_calls_is_not_a_final_answer() -> None:
     assert value == {"action": "REFINE"} and seen == ["first"]
 
 
+def test_the_answer_beside_an_answering_call_is_judged_once_it_ran() -> None:
+    """Issue 23: the receipt sent with the write (a tool named in `answer_with`) ends the loop
+    in one turn when every call succeeded and the judge accepts it; the judge sees the call's
+    effect."""
+    seen: list[str] = []
+
+    def judge(text: str) -> Accept[dict[str, Any]] | Feedback:
+        assert seen == ["node"]  # judged after the call ran
+        return judge_json(text)
+
+    model = ScriptedModel([{"text": '{"action": "CREATE"}', "tool_calls": [echo("node")]}])
+    value, transcript = run_loop(model, system(), echo_box(seen), judge, max_steps=5,
+                                 max_repairs=0, answer_with=frozenset({"echo"}))
+    model.assert_done()
+    assert value == {"action": "CREATE"}
+    assert (transcript.steps, transcript.repairs) == (1, 0)
+
+
+def test_an_answer_beside_calls_not_accepted_is_no_mistake() -> None:
+    """A text the judge refuses (a plan, a receipt not right yet) or one beside a call that
+    failed costs no repair: the model sees the results and answers as usual."""
+    seen: list[str] = []
+    model = ScriptedModel([
+        {"text": "I will now echo.", "tool_calls": [echo("a")]},
+        {"expect": "echo: a", "text": '{"action": "CREATE"}',
+         "tool_calls": [{"name": "echo", "arguments": {"wrong": 1}}]},
+        {"expect": "Error", "text": '{"action": "REFINE"}'},
+    ])
+    value, transcript = run_loop(model, system(), echo_box(seen), judge_json, max_steps=5,
+                                 max_repairs=0, answer_with=frozenset({"echo"}))
+    model.assert_done()
+    assert value == {"action": "REFINE"} and seen == ["a"]
+    assert (transcript.steps, transcript.repairs) == (3, 0)
+
+
 def test_too_many_calls_in_one_turn_are_answered_with_errors() -> None:
     seen: list[str] = []
     calls = [echo(str(i), f"c{i}") for i in range(MAX_CALLS_PER_TURN + 4)]

@@ -9,10 +9,19 @@ from pathlib import Path
 
 import pytest
 from conftest import tree_bytes
-from integrate_support import copy_vault, golden_check, run_case, tool_results
+from integrate_support import (
+    context,
+    copy_vault,
+    golden_check,
+    load_case,
+    run_case,
+    tool_results,
+)
 
 from remelink.config import load_settings
+from remelink.integrate import integrate_unit
 from remelink.lint import lint_links
+from remelink.models.scripted import ScriptedModel
 from remelink.vault import frontmatter
 from remelink.vault.notes import read_note
 
@@ -86,6 +95,32 @@ def test_create_reports_the_diff_and_usage(tmp_path: Path) -> None:
     assert result.related == ("digest/wiki/idempotency-keys.md",
                               "digest/wiki/progress-feedback.md")
     assert dict(result.classification)["digest/wiki/idempotency-keys.md"] == "related"
+
+
+def test_the_receipt_sent_with_the_write_saves_the_receipt_turn(tmp_path: Path) -> None:
+    """Issue 23: the receipt as the text of the write's message is judged once the write ran:
+    the same node as with the receipt in a turn of its own, one turn less. A receipt that does
+    not fit what was staged (here: an update action for a new node) is no repair: the model
+    sees the write's result and answers again."""
+    out = {}
+    for variant in ("apart", "with", "wrong"):
+        vault = copy_vault(tmp_path / variant)
+        unit, _, data = load_case("create")
+        steps = [dict(step) for step in data["steps"]]
+        if variant != "apart":
+            receipt = steps.pop()["text"]
+            steps[-1]["text"] = receipt if variant == "with" else receipt.replace(
+                '"CREATE"', '"REFINE"')
+            if variant == "wrong":
+                steps.append({"expect": "Staged CREATE", "text": receipt})
+        model = ScriptedModel(steps)
+        result = integrate_unit(context(vault, model), unit)
+        model.assert_done()
+        assert result.status == "done", result.error
+        out[variant] = (result.steps, result.repairs, tree_bytes(vault / "digest"))
+    assert out["apart"][:2] == (4, 0) and out["with"][:2] == (3, 0)
+    assert out["wrong"][:2] == (4, 0)
+    assert out["with"][2] == out["apart"][2] == out["wrong"][2]
 
 
 def test_correct_keeps_the_old_claim_visible(tmp_path: Path) -> None:

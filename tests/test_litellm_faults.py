@@ -365,7 +365,7 @@ def test_a_seeded_schedule_meets_the_same_faults_every_time(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(("which", "fault", "at", "concurrency"), [
-    ("demo", "auth", 14, 4), ("demo", "quota", 9, 1), ("genvault", "unknown_model", 40, 4)])
+    ("demo", "auth", 12, 4), ("demo", "quota", 9, 1), ("genvault", "unknown_model", 40, 4)])
 def test_a_run_fault_amid_other_faults_stops_the_run_and_loses_nothing(
         tmp_path: Path, which: str, fault: str, at: int, concurrency: int) -> None:
     """Mixed faults at 15 %, then one permanent for the run: it stops there (the units already

@@ -4,6 +4,7 @@ holds the link, carried on the unit as `linked_notes`, and woven into the node a
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import replace
@@ -17,7 +18,9 @@ from remelink.config import Settings
 from remelink.index import NodeIndex
 from remelink.integrate import IntegrationContext, integrate_unit
 from remelink.models.local import LocalModel
+from remelink.models.local.relate import linked_entries
 from remelink.notelinks import NoteLinks, link_context
+from remelink.prompts import integrate_messages
 from remelink.units import LinkedNote, Unit, parse_unit
 from remelink.vault.resolve import VaultFiles
 
@@ -215,3 +218,28 @@ def test_a_similar_link_never_rests_on_one_common_word(words: list[str], shared:
                           notes={}, labels={hit.path: "related"}, digest="digest",
                           idf=lambda t: 1.0)
     assert bool(links) == (shared >= 2)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_prompt_lists_linked_notes_once_as_rows(language: str) -> None:
+    """The integrate prompt carries the linked notes once, in the unit's JSON block as
+    [direction, path, context] rows (issue 23: a prose list repeated them, a few hundred tokens
+    in every request of the unit); the local engine and parse_unit read the rows back."""
+    linked = (LinkedNote("daily/2025-01-02/b.md", "out", "Results: b covers the rollback"),
+              LinkedNote("resource/数据管道-39.md", "in", "决定: 见 a.md"))
+    unit = Unit(name="Queue backpressure", bucket="wiki", summary="Shed load early.",
+                paths=("daily/2025-01-01/a.md",), linked_notes=linked)
+    user = integrate_messages(unit, "", language=language, today="2026-06-25")[1]["content"]
+    for note in linked:
+        assert user.count(note.path) == 1, user
+    found = re.search(r"```json\n(.*?)\n```", user, re.S)
+    assert found is not None
+    block = json.loads(found.group(1))
+    rows = block["linked_notes"]
+    assert rows == [["out", "daily/2025-01-02/b.md", "Results: b covers the rollback"],
+                    ["in", "resource/数据管道-39.md", "决定: 见 a.md"]]
+    assert "linked_notes" in user.split("```", 2)[2]  # the instruction names the field
+    assert [(e.path, e.direction, e.context) for e in linked_entries(rows)] == \
+        [(n.path, n.direction, n.context) for n in linked]
+    parsed = parse_unit(block).unit
+    assert parsed is not None and parsed.linked_notes == linked

@@ -133,8 +133,7 @@ def integrate_step(ctx: RunContext) -> None:
         try:
             if stop.is_set():
                 return None
-            if workers == 1:
-                ctx.rebind_model()  # see RunContext.rebind_model: decisions independent of history
+            ctx.rebind_model()  # see RunContext.rebind_model: decisions independent of history
             result = integrate_unit(ictx, unit, dry_run=ctx.dry_run, rank=rank)
             # Decided here, in the worker, not when the result is settled: a worker that is
             # free picks the next unit at once, and must find the step stopped.

@@ -76,7 +76,8 @@ class LocalModel:
     def __init__(self, settings: Settings, *, idf: Callable[[str], float] | None = None) -> None:
         self.name = "local"
         self.settings = settings
-        self.idf: Callable[[str], float] = idf or decide.default_idf
+        self._idf: Callable[[str], float] = idf or decide.default_idf
+        self._bound = threading.local()  # a worker thread's own view (bind_index)
         self.embedder = embed.make(settings.embedder)
         self._memo: dict[str, tuple[list[dict[str, object]], dict[str, str]]] = {}
         self._memo_lock = threading.Lock()
@@ -87,13 +88,21 @@ class LocalModel:
         line = embed.problem(self.settings.embedder, self.embedder)
         return [line] if line else []
 
+    @property
+    def idf(self) -> Callable[[str], float]:
+        bound: Callable[[str], float] | None = getattr(self._bound, "idf", None)
+        return bound if bound is not None else self._idf
+
     def bind_index(self, index: Any) -> None:
-        """Use the node index's term statistics for IDF weighting (read-only)."""
+        """Use the node index's term statistics for IDF weighting (read-only), memoised from
+        now on, for the calling thread: units integrated side by side each bind at their
+        start, so that each decides on the statistics of the vault it starts on, as one at a
+        time would (a view shared by the threads held what the first lookup of a term saw)."""
         idf = getattr(index, "idf", None)
         if callable(idf):
-            # Memoised for the whole run: the index empties its own cache on every commit, and
+            # Memoised until bound again: the index empties its own cache on every commit, and
             # a committed node moves a document frequency by one, which no decision notices.
-            self.idf = decide.memo(idf)
+            self._idf = self._bound.idf = decide.memo(idf)
 
     # -- the seam ----------------------------------------------------------------------------
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> AssistantTurn:

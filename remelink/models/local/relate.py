@@ -53,9 +53,12 @@ class Linked:
 
 
 def linked_entries(raw: object) -> list[Linked]:
-    """The task's `linked_notes` as values (bare paths allowed, anything else skipped)."""
+    """The task's `linked_notes` as values: `[direction, path, context]` triples (the form the
+    prompt sends), `{path, direction, context}` mappings or bare paths; anything else skipped."""
     out = []
     for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, list) and len(item) == 3:
+            item = {"direction": item[0], "path": item[1], "context": item[2]}
         entry = item if isinstance(item, dict) else {"path": item}
         path = entry.get("path")
         if isinstance(path, str) and path:
