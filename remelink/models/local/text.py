@@ -195,11 +195,23 @@ def clean_statement(text: str) -> str:
     """A statement with list markers, emphasis and trailing link noise removed. Inline code
     keeps its backticks: what people reuse reaches the node as code (SPEC §4)."""
     text = _ITEM_MARK_RE.sub("", text)
+    if "`" in text:  # code keeps its `__init__` and `[x](y)`: only the prose is cleaned
+        spans = mdblocks.code_spans(text)
+        if spans:
+            pieces, pos = [], 0
+            for start, end, _ in spans:
+                pieces += [_clean_prose(text[pos:start]), text[start:end]]
+                pos = end
+            text = "".join([*pieces, _clean_prose(text[pos:])])
+            return " ".join(text.split()).strip()
+    return " ".join(_clean_prose(text).split()).strip()
+
+
+def _clean_prose(text: str) -> str:
     text = _EMPHASIS_RE.sub("", text)
     text = _WIKILINK_RE.sub(
         lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1].removesuffix(".md"), text)
-    text = _MD_LINK_RE.sub(r"\1", text)
-    return " ".join(text.split()).strip()
+    return _MD_LINK_RE.sub(r"\1", text)
 
 
 def core_statement(text: str) -> str:
