@@ -84,6 +84,13 @@ SLOW_TIER = (
 _TESTS = Path(__file__).resolve().parent
 
 
+def pytest_report_header() -> str:
+    from depth import DEEP
+
+    return ("long runs: the deep counts (REMELINK_DEEP=1)" if DEEP else
+            "long runs: the default counts (REMELINK_DEEP=1 or `make test-deep` for the deep ones)")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         rel = item.path.resolve().relative_to(_TESTS).as_posix()
