@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remelink import mdblocks
 from remelink.models.local import fenced
 
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -40,13 +41,25 @@ def is_cjk_text(text: str) -> bool:
 _FULL_END_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
+_HELD_RE = re.compile("\ue000(\\d+)\ue001")  # a code span held out of the split
+
+
 def sentences(text: str, *, clauses: bool = True) -> list[str]:
     """Split prose into sentences; keeps abbreviations and decimals together. With `clauses`
     a semicolon ends a piece too (comparisons want the smallest claims); without it, "Never
-    use KEYS; use SCAN" stays one sentence, as written."""
+    use KEYS; use SCAN" stays one sentence, as written. An inline code span is never split:
+    `Container killed. 14.2 GB used.` is one piece of code, whatever its full stops."""
     text = " ".join(text.split())
     if not text:
         return []
+    held: list[str] = []
+    if "`" in text and "\ue000" not in text:
+        pieces, pos = [], 0
+        for start, end, _ in mdblocks.code_spans(text):
+            held.append(text[start:end])
+            pieces += [text[pos:start], f"\ue000{len(held) - 1}\ue001"]
+            pos = end
+        text = "".join([*pieces, text[pos:]])
     parts = (_SENT_END_RE if clauses else _FULL_END_RE).split(text)
     out: list[str] = []
     for part in parts:
@@ -57,6 +70,8 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
+    if held:
+        out = [_HELD_RE.sub(lambda m: held[int(m.group(1))], part) for part in out]
     return out
 
 
