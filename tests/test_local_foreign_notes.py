@@ -441,3 +441,34 @@ def test_a_code_span_with_full_stops_inside_is_kept_whole(tmp_path_factory: pyte
     code = {c for text in digest.values() for c in inline_code(body_of(text))}
     assert span in code, (span, code)  # the symptom, whole
     assert code <= set(inline_code(note)), code  # no span cut or joined
+
+
+_PROSE = st.sampled_from([
+    "The worker failed three times this week", "We must raise the limit before Friday",
+    "Run it once more to check", "Check the key distribution first", "It takes 35 minutes now",
+    "这个任务这周三次失败", "必须先查 key 的分布", "任务从 2 小时变成 35 分钟",
+    "不要一上来就加内存"])
+_CODE = st.lists(st.sampled_from(["x", "Y00", "a.b", "--memory=16g", "killed", "14.2 GB", "0"]),
+                 min_size=1, max_size=4).flatmap(
+    lambda words: st.sampled_from([". ", "; ", "。", ": ", " "]).map(lambda s: s.join(words)))
+_LINE = st.tuples(st.sampled_from(["", "- ", "1. ", "## "]), _PROSE,
+                  st.sampled_from(["：", ": ", "，用 ", " with "]), _CODE,
+                  st.sampled_from(["。", ".", "", "，然后重试。"])).map(
+    lambda t: f"{t[0]}{t[1]}{t[2]}`{t[3]}`{t[4]}")
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=8),
+       fence=st.lists(_CODE, max_size=3))
+@settings(max_examples=15, deadline=None)
+def test_the_local_engine_never_writes_code_its_notes_lack(
+        tmp_path_factory: pytest.TempPathFactory, lines: list[str], fence: list[str]) -> None:
+    """Any note of prose and code (spans with their own full stops, lists, headings, a fence):
+    every unit is written (the engine's own write never trips the code guard, SPEC §7.2) and
+    every span of the digest is one of the note's, whole."""
+    note = "# Incident\n\n" + "\n".join(lines) + "\n"
+    if fence:
+        note += "\n```\n" + "\n".join(fence) + "\n```\n"
+    digest = dream(tmp_path_factory.mktemp("code"), {"daily/2026-05-04/incident.md": note})
+    spans = set(inline_code(note))
+    for path, text in digest.items():
+        assert set(inline_code(body_of(text))) <= spans, path
