@@ -12,7 +12,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export LITELLM_OFFLINE_MODE := true
 
-.PHONY: install install-llm install-mcp install-bench test test-fast test-shipped lint bench bench-quality demo clean
+.PHONY: install install-llm install-mcp install-bench test test-deep test-fast test-shipped lint bench bench-quality demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist worksteal
 
 test: $(LLM_STAMP) $(MCP_STAMP) ## every test, the slow tier included: what CI runs
 	$(PYTEST)
+
+test-deep: $(LLM_STAMP) $(MCP_STAMP) ## `test` with the long runs at their full counts (tests/depth.py)
+	REMELINK_DEEP=1 $(PYTEST)
 
 test-fast: $(MCP_STAMP)      ## the edit loop: everything but the slow tier (tests/conftest.py)
 	$(PYTEST) -m "not slow"

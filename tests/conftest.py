@@ -84,13 +84,42 @@ SLOW_TIER = (
 _TESTS = Path(__file__).resolve().parent
 
 
+def pytest_report_header() -> str:
+    from depth import DEEP
+
+    return ("long runs: the deep counts (REMELINK_DEEP=1)" if DEEP else
+            "long runs: the default counts (REMELINK_DEEP=1 or `make test-deep` for the deep ones)")
+
+
+# The dearest tests (CPU seconds, bench/pytest_cputime.py), run first: pytest-xdist's worksteal
+# deals the collection out in order and the idle worker takes from the other's end, so a long
+# test met last would keep one worker busy alone. None of these files has a module fixture that
+# moving a test would set up twice.
+FIRST = (
+    "test_coverage_properties.py::test_local_engine_every_note_gets_a_verdict_300",
+    "test_dream_crash.py::test_sigkill_at_random_instants_then_rerun",
+    "test_links_differential.py::test_targets_match_commonmark_long_run",
+    "test_coverage_properties.py::test_llm_path_every_note_gets_a_verdict_300",
+    "test_litellm_faults.py::test_mixed_faults_lose_nothing_and_count_every_token",
+    "test_precommit.py::test_the_remote_python_hook_works_offline_from_a_wheelhouse",
+    "test_shipped.py::test_real_notes_at_the_default_configuration",
+    "test_vault_life.py::test_a_vault_lives_in_git_through_the_hook",
+    "test_fuzz_text.py::test_every_adversarial_note_is_bounded",
+    "test_litellm_concurrency.py::test_concurrency_8_gives_the_links_of_concurrency_1",
+    "test_index_build.py::test_a_parallel_build_killed_leaves_the_previous_index",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank: dict[int, int] = {}
     for item in items:
         rel = item.path.resolve().relative_to(_TESTS).as_posix()
         test = f"{rel}::{item.name.split('[', 1)[0]}"
         if any(test == entry or rel == entry or (entry.endswith("/") and rel.startswith(entry))
                for entry in SLOW_TIER):
             item.add_marker(pytest.mark.slow)
+        rank[id(item)] = FIRST.index(test) if test in FIRST else len(FIRST)
+    items.sort(key=lambda item: rank[id(item)])  # stable: the rest keep their order
 
 
 VaultFactory = Callable[[dict[str, str | bytes]], Path]
