@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from remelink.config import Settings
 from remelink.models.local import extract
+from remelink.models.local import text as tx
 from remelink.models.local.engine import LocalModel
 
 STATEMENTS = [
@@ -78,3 +81,11 @@ def test_a_pair_no_cosine_can_join_is_not_embedded() -> None:
     low = FakeEmbedder(0.0)
     assert not engine(low)._same_statement(a, b)
     assert low.asked == 1
+
+
+@given(st.text(alphabet="abcXYZ é ß 1_,.中文数据ｱＰ한ひ", max_size=40) | st.text(max_size=40))
+@settings(max_examples=400, deadline=None)
+def test_is_cjk_text_counts_as_the_loop_did(text: str) -> None:
+    cjk = len(tx._CJK_RE.findall(text))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    assert tx.is_cjk_text(text) == (bool(cjk) and cjk * 5 >= cjk + latin)
