@@ -20,7 +20,8 @@ Read from the digest it leaves:
 - realistic vaults only: key facts kept (bench_coverage.kept), chatter nodes (nodes whose
   Sources cite only notes the key marks as chatter), related pairs linked
   (bench/quality/relations.py);
-- seconds per note (wall time of the run / notes).
+- seconds per note: wall time of the run / notes, and CPU time (user + system of the run, as the
+  machine is shared) / notes.
 
     .venv/bin/python bench/bench_foreign.py til --side heldout --n 160 [--keep DIR]
     .venv/bin/python bench/bench_foreign.py realvault --side heldout [--keep DIR] [-v]
@@ -34,6 +35,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -81,6 +83,7 @@ class Figures:
     side: str
     notes: int
     seconds: float
+    cpu: float = 0.0  # user + system CPU seconds of the run (the machine is shared)
     nodes: int = 0
     judged: int = 0
     code_items: int = 0
@@ -188,20 +191,24 @@ def is_cut(title: str, note_text: str) -> bool:
 PYTHONPATH = ""  # --baseline: the engine of another revision first on the path
 
 
-def _run(vault: Path) -> tuple[float, dict[str, object]]:
+def _run(vault: Path) -> tuple[float, float, dict[str, object]]:
+    """Dream the vault once: wall seconds, CPU seconds (user + system of the run), state."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REMELINK_")}
     if PYTHONPATH:
         env["PYTHONPATH"] = PYTHONPATH
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "remelink.cli", "dream", "run", "--vault",
                            str(vault), "--quiet", "--json"],
                           env=env, capture_output=True, text=True, timeout=7200,
                           cwd=vault.parent, check=False)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"dream run failed: {done.stderr.strip()[-600:]}")
     state = json.loads((vault / ".remelink" / "state.json").read_text(encoding="utf-8"))
-    return seconds, state
+    return seconds, cpu, state
 
 
 def _judged(state: dict[str, object]) -> int:
@@ -257,8 +264,8 @@ def til(side: splits.Side, n: int, keep: Path | None) -> Figures:
             text = note.file.read_text(encoding="utf-8")
             target.write_text(text, encoding="utf-8")
             notes[rel.removesuffix(".md")] = text
-        seconds, state = _run(vault)
-        fig = Figures("til-simonw", splits.label(side), len(chosen), seconds,
+        seconds, cpu, state = _run(vault)
+        fig = Figures("til-simonw", splits.label(side), len(chosen), seconds, cpu,
                       judged=_judged(state))
         read_figures(fig, vault, notes)
         if keep is not None:
@@ -280,8 +287,8 @@ def realvault(side: splits.Side, keep: Path | None) -> Figures:
             "key.yaml", "index", "state.json", "runs"))
         notes = {p.removesuffix(".md"): (vault / p).read_text(encoding="utf-8")
                  for p in key.notes}
-        seconds, state = _run(vault)
-        fig = Figures("realvault", splits.REALVAULT_DIRS[side], len(key.notes), seconds,
+        seconds, cpu, state = _run(vault)
+        fig = Figures("realvault", splits.REALVAULT_DIRS[side], len(key.notes), seconds, cpu,
                       judged=_judged(state))
         nodes = read_figures(fig, vault, notes)
         chatter = {p.removesuffix(".md") for p, note in key.notes.items() if note.chatter}
@@ -306,7 +313,8 @@ def report(fig: Figures, verbose: bool) -> str:
     items = max(1, fig.code_items)
     lines = [
         f"{fig.vault} ({fig.side}): {fig.notes} notes, {fig.nodes} nodes, "
-        f"{fig.seconds:.0f} s ({fig.seconds / max(1, fig.notes):.2f} s/note)",
+        f"{fig.seconds:.0f} s ({fig.seconds / max(1, fig.notes):.2f} s/note), "
+        f"CPU {fig.cpu:.0f} s ({fig.cpu / max(1, fig.notes):.2f} CPU-s/note)",
         f"  notes with a verdict: {fig.judged}/{fig.notes}",
         f"  code kept: {fig.code_items} items, as text {fig.code_text / items:.1%}, "
         f"as code {fig.code_code / items:.1%}",

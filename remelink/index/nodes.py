@@ -18,7 +18,7 @@ from typing import Any
 
 from remelink.errors import NoteError
 from remelink.vault.boundary import hidden_inside, read_prefix
-from remelink.vault.notes import BOM, decode, parse_text
+from remelink.vault.notes import BOM, Note, decode, parse_text
 from remelink.vault.paths import BUCKETS, nfc
 
 DEFAULT_BUCKET = "wiki"  # SPEC §8: the fallback bucket
@@ -165,6 +165,54 @@ def read_bytes(disk: str, max_bytes: int) -> bytes:
     return read_prefix(disk, max_bytes + 1)
 
 
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A note file read and decoded, before its frontmatter is parsed: `note` is None when it
+    cannot be read at all (`notice` says why) or when its bytes still hash to the `known`
+    fingerprint (`unchanged`)."""
+
+    fingerprint: str
+    note: Note | None
+    notice: str | None = None
+    unchanged: bool = False
+
+
+def load_note(rel: str, stat: FileStat, max_bytes: int, verb: str, *,
+              known: str | None = None) -> Loaded:
+    """Read and decode one note for an index (the node index: `verb` "indexed"; the passage
+    index: "searched"). Never raises for bad content: the size cap (checked on the stat, then
+    on the bytes), the read through the vault boundary, the fingerprint (equal to `known`:
+    reported `unchanged`, nothing decoded), the UTF-8 decode, binary files skipped, other
+    invalid UTF-8 decoded with replacement characters; each with a notice naming `verb`."""
+    limit = f"{max_bytes // 1048576} MiB note limit; not {verb}"
+    hint = "(split it, or raise limits.max_note_bytes)"
+    if stat.size > max_bytes:
+        fp = f"size:{stat.size}:{stat.mtime_ns}"  # not read: size and mtime stand in for it
+        if fp == known:
+            return Loaded(fp, None, unchanged=True)
+        return Loaded(fp, None, f"{rel}: {stat.size / 1048576:.1f} MiB is over the {limit} "
+                                f"{hint}")
+    try:
+        data = read_bytes(stat.disk, max_bytes)
+    except OSError as exc:
+        return Loaded(f"unreadable:{stat.mtime_ns}", None,
+                      f"{rel}: cannot read ({exc.strerror or exc}); not {verb}")
+    fp = fingerprint(data)
+    if fp == known:
+        return Loaded(fp, None, unchanged=True)
+    if len(data) > max_bytes:
+        return Loaded(fp, None, f"{rel}: over the {limit} {hint}")
+    try:
+        return Loaded(fp, decode(rel, data, max_bytes=max_bytes))
+    except NoteError as exc:
+        if b"\x00" in data[:8192]:
+            return Loaded(fp, None, f"{exc}; not {verb}")
+        return Loaded(fp, parse_text(rel, data.decode("utf-8", errors="replace")
+                                     .removeprefix(BOM)),
+                      f"{rel}: not valid UTF-8; {verb} with replacement characters "
+                      "(re-save the file as UTF-8)")
+
+
 def _scalar(value: Any) -> str:
     if value is None:
         return ""
@@ -207,36 +255,14 @@ def read_node(rel: str, stat: FileStat, digest: str, max_bytes: int, *,
     With `known` (the fingerprint recorded at the last indexing), a file whose bytes still
     hash to it is reported `unchanged` without being parsed.
     """
-    if stat.size > max_bytes:
-        fp = f"size:{stat.size}:{stat.mtime_ns}"  # not read: size and mtime stand in for it
-        if fp == known:
-            return ReadResult(rel, fp, None, unchanged=True)
-        return ReadResult(rel, fp, None,
-                          f"{rel}: {stat.size / 1048576:.1f} MiB is over the "
-                          f"{max_bytes // 1048576} MiB note limit; not indexed "
-                          "(split it, or raise limits.max_note_bytes)")
-    try:
-        data = read_bytes(stat.disk, max_bytes)
-    except OSError as exc:
-        return ReadResult(rel, f"unreadable:{stat.mtime_ns}", None,
-                          f"{rel}: cannot read ({exc.strerror or exc}); not indexed")
-    fp = fingerprint(data)
-    if fp == known:
-        return ReadResult(rel, fp, None, unchanged=True)
-    if len(data) > max_bytes:
-        return ReadResult(rel, fp, None, f"{rel}: over the {max_bytes // 1048576} MiB note limit; "
-                                         "not indexed (split it, or raise limits.max_note_bytes)")
+    loaded = load_note(rel, stat, max_bytes, "indexed", known=known)
+    note = loaded.note
+    if note is None:
+        return ReadResult(rel, loaded.fingerprint, None, loaded.notice, loaded.unchanged)
     from remelink.vault import frontmatter  # PyYAML: only when a node is actually read
 
-    notices: list[str] = []
-    try:
-        note = decode(rel, data, max_bytes=max_bytes)
-    except NoteError as exc:
-        if b"\x00" in data[:8192]:
-            return ReadResult(rel, fp, None, f"{exc}; not indexed")
-        note = parse_text(rel, data.decode("utf-8", errors="replace").removeprefix(BOM))
-        notices.append(f"{rel}: not valid UTF-8; indexed with replacement characters "
-                       "(re-save the file as UTF-8)")
+    fp = loaded.fingerprint
+    notices = [loaded.notice] if loaded.notice else []
     try:
         meta = frontmatter.load(note)
     except NoteError as exc:

@@ -3,8 +3,8 @@
 Reading never crashes on bad content (as for the node index, `remelink.index.nodes`): invalid
 frontmatter is indexed without it, with a notice; a file that is not UTF-8 is indexed with
 replacement characters; binary and oversized files are skipped with a notice. Every read goes
-through the vault boundary's reader (`nodes.read_bytes`), on a path the walk found inside the
-vault. No Whoosh here.
+through the node index's reader (`nodes.load_note`, which reads through the vault boundary), on
+a path the walk found inside the vault. No Whoosh here.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 
 from remelink.config import Settings
 from remelink.errors import NoteError
-from remelink.index.nodes import FileStat, fingerprint, read_bytes, scan_digest
+from remelink.index.nodes import FileStat, load_note, scan_digest
 from remelink.search.passages import index_text, split
-from remelink.vault.notes import BOM, Note, decode, parse_text
+from remelink.vault.notes import Note
 from remelink.vault.paths import nfc
 
 NOTE_SUFFIXES = (".md", ".markdown")
@@ -164,34 +164,12 @@ def documents(note: Note, meta: dict[str, Any], settings: Settings, fp: str) -> 
 
 def read(rel: str, stat: FileStat, settings: Settings, *, known: str | None = None) -> NoteRead:
     """Read one note for the passage index. Never raises for bad content."""
-    max_bytes = settings.max_note_bytes
-    if stat.size > max_bytes:
-        fp = f"size:{stat.size}:{stat.mtime_ns}"
-        if fp == known:
-            return NoteRead(rel, fp, None, unchanged=True)
-        return NoteRead(rel, fp, None, f"{rel}: {stat.size / 1048576:.1f} MiB is over the "
-                                       f"{max_bytes // 1048576} MiB note limit; not searched "
-                                       "(split it, or raise limits.max_note_bytes)")
-    try:
-        data = read_bytes(stat.disk, max_bytes)
-    except OSError as exc:
-        return NoteRead(rel, f"unreadable:{stat.mtime_ns}", None,
-                        f"{rel}: cannot read ({exc.strerror or exc}); not searched")
-    fp = fingerprint(data)
-    if fp == known:
-        return NoteRead(rel, fp, None, unchanged=True)
-    if len(data) > max_bytes:
-        return NoteRead(rel, fp, None, f"{rel}: over the {max_bytes // 1048576} MiB note "
-                                       "limit; not searched")
-    notices: list[str] = []
-    try:
-        note = decode(rel, data, max_bytes=max_bytes)
-    except NoteError as exc:
-        if b"\x00" in data[:8192]:
-            return NoteRead(rel, fp, None, f"{exc}; not searched")
-        note = parse_text(rel, data.decode("utf-8", errors="replace").removeprefix(BOM))
-        notices.append(f"{rel}: not valid UTF-8; searched with replacement characters "
-                       "(re-save the file as UTF-8)")
+    loaded = load_note(rel, stat, settings.max_note_bytes, "searched", known=known)
+    note = loaded.note
+    if note is None:
+        return NoteRead(rel, loaded.fingerprint, None, loaded.notice, loaded.unchanged)
+    fp = loaded.fingerprint
+    notices = [loaded.notice] if loaded.notice else []
     meta, more = parse(note, settings)
     notices += more
     return NoteRead(rel, fp, documents(note, meta, settings, fp), "; ".join(notices) or None)

@@ -70,6 +70,10 @@ class Embedder:
                     _ERROR = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
             return _MODEL
 
+    def ready(self) -> bool:
+        """The model is loaded (loading it now if need be): `similarity` will not raise."""
+        return self._model() is not None
+
     def vectors(self, texts: Sequence[str]) -> list[Any]:
         model = self._model()
         if model is None:

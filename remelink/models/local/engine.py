@@ -61,6 +61,9 @@ LINKED_QUERIES = 6  # notes linked with the unit's notes, searched for the nodes
 LINKED_READS = 8  # ... and the nodes read to see whether they do
 NAMED_READS = 3  # nodes recalled by the unit's identifiers and names, read to compare them
 SEMANTIC_TOP = 3  # candidates (best lexical first) that the optional embedder also scores
+# Above any cosine of two unit vectors (float32 rounding included): a comparison scored with it
+# is one no real embedding can beat.
+COSINE_CEILING = 1.001
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
 
@@ -230,6 +233,13 @@ class LocalModel:
 
     def _same_statement(self, a: str, b: str) -> bool:
         use = self.embedder is not None and decide.uses_embedder(decide.language(a))
+        if use and self.embedder is not None and self.embedder.ready():
+            # Embedding is most of a run's time, and most pairs fail even with the highest
+            # cosine there is: judged with that ceiling first, they are told apart without
+            # embedding anything (the answer is the one the real cosine would give).
+            best = decide.compare(a, b, b, idf=self.idf, semantic=COSINE_CEILING)
+            if best.conflict_kind is not None or decide.classify(best) != "same_abstraction":
+                return False
         semantic = self._semantic if use else None
         return extract.same_statement(a, b, idf=self.idf, semantic=semantic)
 

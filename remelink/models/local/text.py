@@ -28,14 +28,19 @@ CJK_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑
                 "陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤欧阳司上官诸葛小老阿")
 
 
+_ASCII_LETTER_RE = re.compile(r"[A-Za-z]")
+
+
 def is_cjk_name(word: str) -> bool:
     return 2 <= len(word) <= 3 and word[0] in CJK_SURNAMES and is_cjk_text(word)
 
 
 def is_cjk_text(text: str) -> bool:
     cjk = len(_CJK_RE.findall(text))
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    return bool(cjk) and cjk * 5 >= cjk + latin
+    if not cjk:
+        return False  # most text: no Latin letter needs counting (a loop per character did)
+    latin = len(_ASCII_LETTER_RE.findall(text))
+    return cjk * 5 >= cjk + latin
 
 
 _FULL_END_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
