@@ -93,7 +93,10 @@ _WISH_RE = re.compile(
     r"^[^:：\n]{0,40}\b(?:idea|suggestion|wish)\s*[:：]|"
     r"^(?:someone|somebody|anyone|maybe we|we could|"
     r"it would be (?:nice|great|good)|would be (?:nice|great)|wouldn't it be|should we|"
-    r"can someone|could someone|anybody)\b|要不要|有人应该|有人得|有没有人|谁有空|"
+    r"can someone|could someone|anybody)\b|"
+    # "We should do the offsite again": a repeat nobody committed to, not a rule.
+    r"^(?:we|let's|let us)\s+(?:should\s+)?(?:do|have|try|go|get|book|plan)\b[^.;]*\bagain\b|"
+    r"要不要|有人应该|有人得|有没有人|谁有空|"
     r"(?:[^:：\n]{0,20}(?:想法|主意|提议)\s*[:：])", re.I)
 
 
@@ -173,7 +176,9 @@ def clean_statement(text: str) -> str:
     """A statement with list markers, emphasis and trailing link noise removed. Inline code
     keeps its backticks: what people reuse reaches the node as code (SPEC §4)."""
     text = _ITEM_MARK_RE.sub("", text)
-    text = _EMPHASIS_RE.sub("", text)
+    # Emphasis marks go, outside inline code only (`__init__` keeps its underscores).
+    text = "".join(part if i % 2 else _EMPHASIS_RE.sub("", part)
+                   for i, part in enumerate(re.split(r"(`[^`\n]*`)", text)))
     text = _WIKILINK_RE.sub(
         lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1].removesuffix(".md"), text)
     text = _MD_LINK_RE.sub(r"\1", text)
