@@ -483,3 +483,17 @@ def test_a_repeat_nobody_committed_to_is_a_wish(text: str, wish: bool) -> None:
 def test_emphasis_marks_go_but_code_keeps_its_underscores() -> None:
     assert tx.clean_statement("**Never** override `__init__` or `a.__x__` __here__") == \
         "Never override `__init__` or `a.__x__` here"
+
+
+def test_an_indented_code_block_is_code_never_a_sentence(tmp_path: Path) -> None:
+    """A block indented by four spaces after a blank line is code (CommonMark), kept whole as a
+    block: never joined to the sentence before it, never given a period."""
+    digest = dream(tmp_path, {"resource/2026-03-02/minify.md": (
+        "# Minifying CSS from the command line\n\nI wanted smaller stylesheets without "
+        "installing anything globally. You can run the minifier through npx like this:\n\n"
+        "    npx clean-css-cli site.css -o site.min.css\n\n"
+        "The `-o` option names the output file.\n\n"
+        "- a list item\n\n    its own indented paragraph\n")})
+    body = body_of(next(iter(digest.values())))
+    assert "\n```\nnpx clean-css-cli site.css -o site.min.css\n```" in body, body
+    assert "site.min.css." not in body, body

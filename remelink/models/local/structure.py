@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from remelink.models.local import debuglog, decide, fenced, people, runbooks, sections
+from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.vault.notes import Note
@@ -128,6 +129,7 @@ class _Note:
     # them, the lines that carry its code (a how-to's commands, however they are introduced).
     said: list[tuple[int, Candidate | str]] = field(default_factory=list)  # (section, item)
     listed: set[int] = field(default_factory=set)  # ids of the items written as list items
+    quoted: set[int] = field(default_factory=set)  # ids of the items read in a quote
     block: str = ""  # the kind of block being read (`item`, `num`, `para`)
     intro: int = 0  # paragraphs read before the first second-level heading
 
@@ -266,10 +268,14 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
             points.append(f"text: {mark}{item}")
             continue
         points.append(f"text: {mark}{item.statement}")
-        points += [p for p in item.points if not p.startswith("text: ")]
+        # What the statement already says in full (its reason) is not said twice.
+        points += [p for p in item.points if not p.startswith("text: ") and
+                   pt.text_of(p) not in item.statement]
     texts = [item.statement if isinstance(item, Candidate) else item for _, item in topic]
-    statement = lead or next((t for t in texts if _stands_alone(t)), "") or \
-        next((t for t in texts if _prose(t)), texts[0])
+    authored = [t for (_, item), t in zip(topic, texts, strict=True)
+                if id(item) not in found.quoted]
+    statement = lead or next((t for t in authored if _stands_alone(t)), "") or \
+        next((t for t in authored if _prose(t)), texts[0])
     points = [p for p in points if p not in (f"text: {statement}", f"text: - {statement}")]
     buckets = {c.bucket for _, c in topic if isinstance(c, Candidate)}
     found.out.append(Candidate(
@@ -377,6 +383,8 @@ def _said(found: _Note, s_index: int, item: Candidate | str) -> None:
     found.said.append((s_index, item))
     if found.block == "item":
         found.listed.add(id(item))
+    if found.block == "aside":
+        found.quoted.add(id(item))
 
 
 def _person_fact(found: _Note, note: Note, piece: str, index: int, s_index: int) -> None:
