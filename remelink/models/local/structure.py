@@ -242,9 +242,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     for s_index, item in found.said:
         runbook = by_section.get(s_index)
         if runbook is not None:
-            text = item.statement if isinstance(item, Candidate) else item
-            runbook.points += [f"point: {text}"] + \
-                (item.points if isinstance(item, Candidate) else [])
+            _join(runbook, item)
             continue
         topic.append((s_index, item))
     found.out = [c for c in found.out if c not in members]
@@ -256,9 +254,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     if own is not None:
         # The runbook the note's title names is the topic: its statements join it.
         for _, item in topic:
-            text = item.statement if isinstance(item, Candidate) else item
-            own.points += [f"point: {text}"] + \
-                (item.points if isinstance(item, Candidate) else [])
+            _join(own, item)
         return
     lead = _opening(parts)
     points: list[str] = []
@@ -284,6 +280,17 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
         weight=max([c.weight for c in members] or [_WEIGHT["finding"]]) + 0.5 * len(topic),
         order=(index, topic[0][0]), roles={note.path: "topic"}))
     found.out.sort(key=lambda c: c.order)
+
+
+def _join(runbook: Candidate, item: Candidate | str) -> None:
+    """A statement or line joins a runbook as a point, unless the runbook already says it (its
+    lead paragraph, the lines after its steps)."""
+    said = " ".join([runbook.statement, *(pt.text_of(p) for p in runbook.points)])
+    text = item.statement if isinstance(item, Candidate) else item
+    if text not in said:
+        runbook.points.append(f"point: {text}")
+    if isinstance(item, Candidate):
+        runbook.points += [p for p in item.points if pt.text_of(p) not in said]
 
 
 def _stands_alone(text: str) -> bool:
