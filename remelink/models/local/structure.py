@@ -266,7 +266,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
         points.append(f"text: {mark}{item.statement}")
         # What the statement already says in full (its reason) is not said twice.
         points += [p for p in item.points if not p.startswith("text: ") and
-                   pt.text_of(p) not in item.statement]
+                   pt.text_of(p).lower() not in item.statement.lower()]
     texts = [item.statement if isinstance(item, Candidate) else item for _, item in topic]
     authored = [t for (_, item), t in zip(topic, texts, strict=True)
                 if id(item) not in found.quoted]
