@@ -41,6 +41,7 @@ install-bench: $(BENCH_STAMP) ## plus the reference engines and peers the benchm
 # Tests run in parallel worker processes (pytest-xdist; `JOBS=1` for one process), each test
 # taken by whichever worker is free, so the long ones do not queue behind each other.
 JOBS ?= auto
+BENCH_JOBS ?= 2               # `make bench-quality`: benches side by side (2 cores)
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist worksteal
 
 test: $(LLM_STAMP) $(MCP_STAMP) ## every test, the slow tier included: what CI runs
@@ -60,7 +61,7 @@ bench: $(BENCH_STAMP) $(LLM_STAMP)
 	$(PY) bench/run_all.py
 
 bench-quality: $(STAMP)      ## every quality table of docs/benchmarks.md at this commit, then the README's figures
-	$(PY) bench/run_all.py --quality
+	$(PY) bench/run_all.py --quality --jobs $(BENCH_JOBS)
 
 DEMO_DIR ?= /tmp/remelink-demo
 demo: $(STAMP)               ## the README's first command: dream run on a scratch copy of the demo vault

@@ -24,6 +24,7 @@ Read from the digest it leaves:
 
     .venv/bin/python bench/bench_foreign.py til --side heldout --n 160 [--keep DIR]
     .venv/bin/python bench/bench_foreign.py realvault --side heldout [--keep DIR] [-v]
+    .venv/bin/python bench/bench_foreign.py --write   # both, held out, into docs/benchmarks.md
 """
 
 from __future__ import annotations
@@ -320,7 +321,7 @@ def report(fig: Figures, verbose: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("vault", choices=("til", "realvault"))
+    parser.add_argument("vault", choices=("til", "realvault"), nargs="?")
     parser.add_argument("--side", choices=("tune", "heldout"), default="heldout")
     parser.add_argument("--n", type=int, default=160)
     parser.add_argument("--keep", type=Path)
@@ -329,7 +330,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="REV",
                         help="run the engine of git revision REV (extracted to a temp dir)")
     parser.add_argument("-v", action="store_true")
+    parser.add_argument("--write", action="store_true",
+                        help="both vaults, held out, into docs/benchmarks.md")
     args = parser.parse_args(argv)
+    if args.write:
+        write(args.n)
+        return 0
+    if args.vault is None:
+        parser.error("name a vault (til or realvault), or --write")
     if args.baseline:
         global PYTHONPATH
         target = Path(tempfile.mkdtemp(prefix=f"remelink-{args.baseline}-"))
@@ -349,6 +357,51 @@ def main(argv: list[str] | None = None) -> int:
     fig = til(side, args.n, args.keep) if args.vault == "til" else realvault(side, args.keep)
     print(report(fig, args.v))
     return 0
+
+
+def write(n: int) -> None:
+    """Both vaults' held-out side, as the section `foreign-heldout` of docs/benchmarks.md."""
+    import resource
+
+    from _report import write_section
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    rows = ["| vault (held out) | notes | with a verdict | nodes | nodes per note | code kept as "
+            "text / as code | label titles | cut titles | s per note (CPU s per note) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    extras = []
+    for name in ("til", "realvault"):
+        before = cpu()
+        fig = (til(splits.HELD_OUT, n, None) if name == "til"
+               else realvault(splits.HELD_OUT, None))
+        spent = cpu() - before
+        print(report(fig, False), flush=True)
+        items = max(1, fig.code_items)
+        rows.append(
+            f"| {fig.vault} {fig.side} | {fig.notes} | {fig.judged}/{fig.notes} | {fig.nodes} "
+            f"| {fig.nodes / max(1, fig.notes):.2f} | {fig.code_text / items:.1%} / "
+            f"{fig.code_code / items:.1%} (of {fig.code_items}) | {len(fig.labels)} "
+            f"| {len(fig.cut)} | {fig.seconds / max(1, fig.notes):.2f} "
+            f"({spent / max(1, fig.notes):.2f}) |")
+        extras += [f"- {fig.vault}: {k}: {v}" for k, v in fig.extra.items() if v]
+    write_section("foreign-heldout", f"""## Notes nobody here wrote: what dream run keeps
+
+`remelink dream run` (local engine, default configuration) on notes written outside this
+project, **held-out data only** (`bench/splits.py`): a fixed sample (seed {SEED}) of {n}
+til-simonw notes whose SHA-1 path digit is 8-f (real how-to notes by one engineer), and the
+realistic vault `bench/realvault/heldout` (with its answer key). *Code kept*: each note's code
+(inline spans, each fenced block's first line and its `$` prompt lines) found in a node citing
+the note, as text and inside code. *Label titles*: a node name that is one of the note's
+headings or line labels, a name alone or one common word. *Cut titles*: a name that ends on a
+function word or leaves a bracket open. *s per note*: wall time of the run over notes (the load
+average below says how shared the machine was); the CPU time does not depend on the load.
+
+{chr(10).join(rows)}
+
+{chr(10).join(extras)}""", f"python bench/bench_foreign.py --write --n {n}")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,11 @@
 run a subset: `python bench/run_all.py lint search crash_dream`.
 
 `make bench-quality` (`--quality`): every quality section at the current commit, prose included
-(sentence pairs, links, orphans, LoCoMo, coverage, node-search recall), then the README's figures
-copied from them (bench/readme_figures.py). It prints what it wrote and how long it took.
+(sentence pairs, links, orphans, LoCoMo, coverage, node-search recall, decisions on pairs and on
+the realistic vaults' lines, the realistic vaults end to end, notes nobody here wrote), then the
+README's figures copied from them (bench/readme_figures.py). It prints what it wrote and how long
+it took. `--jobs N` runs N benches side by side (each writes its own section under a lock; the
+quality figures do not depend on the load, the times in them do).
 
 Every run ends by copying the README's figures from docs/benchmarks.md."""
 
@@ -15,17 +18,22 @@ import resource
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
 # The quality sections, in the order they are written: (script, arguments, sections).
-QUALITY = (
+QUALITY = (  # the longest first, so that `--jobs 2` keeps both cores busy to the end
     ("bench_quality.py", ["pairs", "links", "orphans"],
      ["quality-pairs", "quality-links", "quality-orphans"]),
+    ("bench_foreign.py", ["--write"], ["foreign-heldout"]),
     ("bench_locomo.py", [], ["locomo"]),
     ("bench_coverage.py", [], ["coverage"]),
     ("search_recall.py", [], ["search-recall"]),
+    ("quality/relations.py", ["--write"], ["realvault-relations"]),
+    ("quality/merges.py", ["--write"], ["pair-merges"]),
+    ("quality/decisions.py", ["--write"], ["realvault-decisions"]),
 )
 
 
@@ -49,6 +57,9 @@ def run(script: str, args: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     started = time.perf_counter()
+    jobs_at_once = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 1
+    if "--jobs" in argv:
+        del argv[argv.index("--jobs"):argv.index("--jobs") + 2]
     if "--quality" in argv:
         jobs = [(script, args) for script, args, _ in QUALITY]
     else:
@@ -59,7 +70,9 @@ def main(argv: list[str]) -> int:
                        if s.stem.removeprefix("bench_") in argv or s.stem in argv]
         jobs = [(s.name, []) for s in scripts]
     cpu = _cpu()
-    failed = [script for script, args in jobs if run(script, args)]
+    with ThreadPoolExecutor(max_workers=jobs_at_once) as pool:
+        codes = list(pool.map(lambda job: run(*job), jobs))
+    failed = [script for (script, _), code in zip(jobs, codes, strict=True) if code]
     if run("readme_figures.py", []):
         failed.append("readme_figures.py")
     minutes = (time.perf_counter() - started) / 60

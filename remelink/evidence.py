@@ -149,8 +149,17 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
     return "\n\n".join(parts)
 
 
+OWN_LETTERS = 6  # a unit's own words decide its language once they hold this many letters
+
+
 def language_of(unit: Unit, evidence: str) -> str:
-    return detect_language(" ".join([unit.name, unit.summary, *unit.points, evidence]))
+    """The language a unit's new node is written in: the unit's own (its name, summary and
+    points), which is what the node states; the notes it came from only when the unit says too
+    little to tell. A Chinese statement in a mostly English note is a Chinese node."""
+    own = " ".join([unit.name, unit.summary, *unit.points])
+    if sum(1 for ch in own if ch.isalpha()) >= OWN_LETTERS:
+        return detect_language(own)
+    return detect_language(f"{own} {evidence}")
 
 
 __all__ = ["build", "detect_language", "excerpt", "has_cjk", "language_of", "terms"]

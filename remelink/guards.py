@@ -222,8 +222,9 @@ def lost_lines(original: Note, new: Note, unit_paths: tuple[str, ...] | list[str
     comment, a strikethrough, a hidden element, a math block, a code fence or a quote):
     inserting before, after or around a line keeps it; rewording, deleting, hiding or moving
     it past another line loses it. A bare link line or relation field whose links all survive
-    (as shown) may become a sentence. A lost line that the new body quotes verbatim, in a
-    shown paragraph citing one of `unit_paths`, is marked `quoted`: a CORRECT may do that."""
+    (as shown) may become a sentence. A lost line that the new body quotes verbatim (its full
+    stop aside: “… 30 days”), in a shown paragraph citing one of `unit_paths`, is marked
+    `quoted`: a CORRECT may do that."""
     old_body = original.body.replace("\r\n", "\n")
     new_body = new.body.replace("\r\n", "\n")
     old_ctx = visible.render(old_body).contexts
@@ -248,7 +249,8 @@ def lost_lines(original: Note, new: Note, unit_paths: tuple[str, ...] | list[str
             if paragraphs is None:
                 paragraphs = [_norm(p) for p in re.split(r"\n[ \t]*\n", new_shown.masked(
                     (visible.PROSE, visible.QUOTE)))]
-            quoted = any(_find_word(p, key.text, 0) != -1 and
+            said = {key.text, key.text.rstrip(".。!！")} - {""}
+            quoted = any(any(_find_word(p, t, 0) != -1 for t in said) and
                          any(f"[[{path}" in p for path in unit_paths) for p in paragraphs)
         lost.append(LostLine(i + 1, raw.strip(), quoted))
     return lost

@@ -342,3 +342,125 @@ def test_a_starting_point_in_time_sets_a_value(text: str, sets: bool) -> None:
 ])
 def test_a_value_changed_to_another_is_a_change(text: str, sets: bool) -> None:
     assert decide.decides(text) is sets
+
+
+def test_a_handover_corrects_the_node_that_named_the_old_owner(ctx: IntegrationContext) -> None:
+    kept = run(ctx, "daily/2026-01-05/plan.md", "Tomasz owns the posting-consumer migration",
+               "Tomasz owns the posting-consumer migration end to end (shadow mode -> flip -> "
+               "remove HTTP path).")
+    later = run(ctx, "daily/2026-02-05/sync.md", "Tomasz moves to the FX project",
+                "Tomasz moves to the FX project from next week. Ines takes over the "
+                "posting-consumer migration from Tomasz, including the HTTP write path removal.")
+    assert later.action == "CORRECT" and later.target == kept.target
+    text = node(ctx, kept.target)
+    [line] = [x for x in text.splitlines() if x.startswith(">")]
+    # The handover is the correction; the line that named Tomasz is quoted and struck.
+    assert line.startswith("> Corrected on 2026-02-05: Ines takes over the posting-consumer")
+    assert "the earlier claim was \u201cTomasz owns the posting-consumer migration" in line
+    assert "~~Tomasz owns the posting-consumer migration end to end" in text
+    # The name said who owns it: it says the new owner now.
+    assert re.search(r"^name: Ines owns the posting-consumer migration$", text, re.M)
+
+
+def test_a_chinese_handover_corrects_the_node_that_named_the_old_owner(
+        ctx: IntegrationContext) -> None:
+    kept = run(ctx, "daily/2026-01-05/oncall.md", "陈静负责发布值班",
+               "陈静负责结算平台的发布值班，每周一交接。")
+    later = run(ctx, "daily/2026-02-05/weekly.md", "何伟接手发布值班",
+                "何伟接手陈静的结算平台发布值班，从下周开始。")
+    assert later.action == "CORRECT" and later.target == kept.target
+    text = node(ctx, kept.target)
+    assert "原先的说法是“陈静负责结算平台的发布值班，每周一交接”" in text
+    assert re.search(r"^name: 何伟负责发布值班$", text, re.M)
+
+
+@pytest.mark.parametrize(("unit", "sentence"), [
+    # Who had it before is not who the node names.
+    ("Ines takes over the posting-consumer migration from Tomasz.",
+     "Felix owns the posting-consumer migration end to end."),
+    # The node already names the new holder: no change of holder.
+    ("Ines takes over the posting-consumer migration from Tomasz.",
+     "Tomasz and Ines own the posting-consumer migration."),
+    # Another thing of the same person.
+    ("Ines takes over the posting-consumer migration from Tomasz.",
+     "Tomasz owns the on-call rota for the ledger team."),
+    # A handover against a handover: the same names in another order (PAWS-X), not a claim.
+    ("悉尼水务委员会于 1888 年从市议会接管悉尼的水供应事务。",
+     "1888 年，镇议会从悉尼水务局接管悉尼的供水事务。"),
+    ("何伟接手陈静的发布值班。", "陈静把发布值班交给了何伟。"),
+])
+def test_a_handover_changes_only_a_sentence_naming_the_old_holder_of_that_thing(
+        unit: str, sentence: str) -> None:
+    assert decide.handover(unit, [sentence], decide.default_idf) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(old=st.sampled_from(["Tomasz", "Priya", "Marco", "Dana"]),
+       new=st.sampled_from(["Ines", "Felix", "Olu", "Huang"]),
+       thing=st.sampled_from(["the posting-consumer migration", "the ledger export",
+                              "the release rota", "the FX dashboards"]))
+def test_a_handover_names_the_holders_and_never_merges_without_its_old_holder(
+        old: str, new: str, thing: str) -> None:
+    unit = f"{new} takes over {thing} from {old}."
+    assert decide.holders(unit) == (new, old)
+    found = decide.handover(unit, [f"{old} owns {thing}."], decide.default_idf)
+    assert found is not None and found.kind == "owner" and found.explicit
+    # Said of someone else, it changes nothing of that node.
+    assert decide.handover(unit, [f"Alex owns {thing}."], decide.default_idf) is None
+
+
+def test_a_restatement_in_the_other_language_needs_no_cue(ctx: IntegrationContext) -> None:
+    made = run(ctx, "resource/2026-01-10/api-style-guide.md", "API style guide pagination",
+               "Pagination is cursor based: `page_token` and `page_size`; `page_size` max is "
+               "200, default 50.")
+    again = run(ctx, "daily/2026-03-02/评审.md", "新接口的分页用 page_token",
+                "新接口的分页用 `page_token`，不要 offset。")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    assert "[[daily/2026-03-02/评审.md]]" in node(ctx, made.target).split("## Sources")[1]
+    assert len(list((ctx.vault / "digest").glob("*/*.md"))) == 1
+
+
+@pytest.mark.parametrize(("unit", "sentence", "same"), [
+    # Chinese line, English node: the identifier, every Latin word ("不要 offset" is rejected).
+    ("新接口的分页用 page_token，不要 offset。",
+     "Pagination is cursor based: page_token and page_size; page_size max is 200.", True),
+    # English line, Chinese node: the same numbers with their units, two or more.
+    ("It runs as an Argo Rollout, canary 5% -> 25% -> 100%.",
+     "灰度顺序 5% → 25% → 100%，每一步至少观察 30 分钟。", True),
+    # Another Latin word the node never writes: something else about the same setting.
+    ("新接口的分页用 page_token，超时用 request_timeout。",
+     "Pagination is cursor based: page_token and page_size.", False),
+    # One number is not enough without a cue; another number is another fact.
+    ("灰度第一步是 5%。", "The canary starts at 5% for ten minutes.", False),
+    ("灰度顺序 5% → 50% → 100%。", "Canary 5% -> 25% -> 100%.", False),
+    # No identifier, no number: nothing bound to compare across languages.
+    ("代码评审要认真。", "Code review must be thorough.", False),
+])
+def test_a_cueless_restatement_across_languages_is_bound_by_numbers_or_identifiers(
+        unit: str, sentence: str, same: bool) -> None:
+    c = decide.compare(unit, "Node", sentence)
+    assert c.restated is same
+    if same:
+        assert c.label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Drain GPU nodes running Triton one at a time.",
+     "Drain all GPU nodes running Triton at the same time."),
+    ("Restart the consumers sequentially after a deploy.",
+     "Restart the consumers in parallel after a deploy."),
+    ("发布后逐个重启消费者实例。", "发布后并行重启消费者实例。"),
+])
+def test_one_at_a_time_and_all_at_once_are_opposite_manners(a: str, b: str) -> None:
+    assert decide.action_conflict(a, b) is not None
+    assert decide.compare(a, b, b).label != "same_abstraction"
+
+
+
+def test_the_same_manner_in_other_words_is_no_conflict() -> None:
+    assert decide.action_conflict("Drain the nodes one by one.",
+                                  "Drain the nodes one at a time.") is None
+    assert decide.action_conflict("逐一重启实例。", "依次重启实例。") is None
+    # Both manners on one side (a choice between them) is no opposite either.
+    assert decide.action_conflict("Drain one at a time, never all at once.",
+                                  "Drain all at once.") is None

@@ -497,3 +497,80 @@ def test_an_indented_code_block_is_code_never_a_sentence(tmp_path: Path) -> None
     body = body_of(next(iter(digest.values())))
     assert "\n```\nnpx clean-css-cli site.css -o site.min.css\n```" in body, body
     assert "site.min.css." not in body, body
+
+
+# A code span is one piece of code whatever its punctuation: an error message pasted in
+# backticks ends its sentences inside them (`Container killed. 14.2 GB used.`). A sentence split
+# inside the span lost the span (the pieces were fragments), and in Chinese, where the pieces
+# are joined back without a space, the engine's own write was refused by the code guard (SPEC
+# §7.2) as an invented command: the unit failed.
+_SPAN_WORDS = st.from_regex(r"[A-Za-z][a-z0-9]{0,7}", fullmatch=True)
+_INCIDENT = {
+    "en": ("# Worker restarts\n\n## Symptom\n`worker_main` (runs nightly) failed three times "
+           "this week, each time killed by YARN:\n`{span}`\n\n## Investigation\n1. The Spark UI "
+           "shows one task of 200 running 40 minutes.\n2. Count the keys: `SELECT k, count(*) "
+           "FROM events GROUP BY k`.\n\n## Fix\n- Raise the limit: `--memory=16g`.\n\n"
+           "## Lesson\nCheck the key distribution before adding memory.\n"),
+    "zh": ("# 任务重启排查\n\n## 现象\n`worker_main` 这个任务（每天凌晨跑）这周三次失败，"
+           "都是被 YARN 杀掉：\n`{span}`\n\n## 排查\n1. Spark UI 看 stage 详情："
+           "200 个 task 里最后 1 个跑了 40 分钟。\n2. 查数据："
+           "`SELECT k, count(*) FROM events GROUP BY k`。\n\n## 修复\n"
+           "- 参数调整：`--memory=16g`。\n\n## 教训\n"
+           "遇到单个 task 特别慢，先查 key 的分布，不要一上来就加内存。\n"),
+}
+
+
+def test_a_sentence_never_ends_inside_a_code_span() -> None:
+    error = "`Container killed by YARN. 14.2 GB of 14 GB used.`"
+    assert tx.sentences(f"都是被 YARN 杀掉： {error}。后来好了。") == [
+        f"都是被 YARN 杀掉： {error}。", "后来好了。"]
+    assert tx.sentences("Run ``a `;` b. c`` first. Then rest.") == ["Run ``a `;` b. c`` first.",
+                                                                  "Then rest."]
+    assert tx.sentences("An open ` tick. Next.") == ["An open ` tick.", "Next."]
+
+
+@given(words=st.lists(_SPAN_WORDS, min_size=2, max_size=6),
+       stop=st.sampled_from([". ", "; ", "! ", "? ", "。", "；"]),
+       lang=st.sampled_from(["en", "zh"]))
+@settings(max_examples=20, deadline=None)
+def test_a_code_span_with_full_stops_inside_is_kept_whole(tmp_path_factory: pytest.TempPathFactory,
+                                                          words: list[str], stop: str,
+                                                          lang: str) -> None:
+    cut = len(words) // 2
+    span = " ".join(words[:cut]) + stop + " ".join(words[cut:]) + "."
+    note = _INCIDENT[lang].replace("{span}", span)
+    digest = dream(tmp_path_factory.mktemp("span"), {"daily/2026-05-04/worker.md": note})
+    code = {c for text in digest.values() for c in inline_code(body_of(text))}
+    assert span in code, (span, code)  # the symptom, whole
+    assert code <= set(inline_code(note)), code  # no span cut or joined
+
+
+_PROSE = st.sampled_from([
+    "The worker failed three times this week", "We must raise the limit before Friday",
+    "Run it once more to check", "Check the key distribution first", "It takes 35 minutes now",
+    "这个任务这周三次失败", "必须先查 key 的分布", "任务从 2 小时变成 35 分钟",
+    "不要一上来就加内存"])
+_CODE = st.lists(st.sampled_from(["x", "Y00", "a.b", "--memory=16g", "killed", "14.2 GB", "0"]),
+                 min_size=1, max_size=4).flatmap(
+    lambda words: st.sampled_from([". ", "; ", "。", ": ", " "]).map(lambda s: s.join(words)))
+_LINE = st.tuples(st.sampled_from(["", "- ", "1. ", "## "]), _PROSE,
+                  st.sampled_from(["：", ": ", "，用 ", " with "]), _CODE,
+                  st.sampled_from(["。", ".", "", "，然后重试。"])).map(
+    lambda t: f"{t[0]}{t[1]}{t[2]}`{t[3]}`{t[4]}")
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=8),
+       fence=st.lists(_CODE, max_size=3))
+@settings(max_examples=15, deadline=None)
+def test_the_local_engine_never_writes_code_its_notes_lack(
+        tmp_path_factory: pytest.TempPathFactory, lines: list[str], fence: list[str]) -> None:
+    """Any note of prose and code (spans with their own full stops, lists, headings, a fence):
+    every unit is written (the engine's own write never trips the code guard, SPEC §7.2) and
+    every span of the digest is one of the note's, whole."""
+    note = "# Incident\n\n" + "\n".join(lines) + "\n"
+    if fence:
+        note += "\n```\n" + "\n".join(fence) + "\n```\n"
+    digest = dream(tmp_path_factory.mktemp("code"), {"daily/2026-05-04/incident.md": note})
+    spans = set(inline_code(note))
+    for path, text in digest.items():
+        assert set(inline_code(body_of(text))) <= spans, path

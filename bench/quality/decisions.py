@@ -17,6 +17,8 @@ update the earlier node (and how many as CORROBORATE, and whether the body got a
 by language of the later note. Tune on `dev`, report `heldout`.
 
     .venv/bin/python bench/quality/decisions.py [dev|heldout ...] [-v]
+    .venv/bin/python bench/quality/decisions.py --write   # both, into docs/benchmarks.md
+    .venv/bin/python bench/quality/decisions.py --across [dev|heldout]   # see `across`
 """
 
 from __future__ import annotations
@@ -171,10 +173,56 @@ def table(results: list[Result]) -> str:
     return "\n".join(rows)
 
 
+def across(split: str) -> tuple[int, int, int]:
+    """The cue-less cross-language restatement rule (`decide._restates_across(..., cue=False)`)
+    on every pair of lines (12 characters or more) of two different notes in different
+    languages: (pairs, pairs it calls restatements, of which between notes the key relates as
+    restatements). A rough check of its precision on single lines."""
+    from remelink.models.local import decide
+
+    vault = load(split)
+    items = [(path, decide.language(x), x) for path in vault.notes
+             for x in lines(vault.text(path)) if len(x) >= 12]
+    keyed = {(r.note, r.restates) for r in vault.restatements}
+    keyed |= {(b, a) for a, b in keyed}
+    total = hits = between = 0
+    for p1, l1, a in items:
+        for p2, l2, b in items:
+            if p1 == p2 or l1 == l2:
+                continue
+            total += 1
+            if decide._restates_across(a, [b], cue=False):
+                hits += 1
+                between += (p1, p2) in keyed
+    return total, hits, between
+
+
 def main(argv: list[str]) -> None:
-    splits = [a for a in argv if a in ("dev", "heldout")] or ["dev", "heldout"]
+    if "--across" in argv:
+        for split in [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]:
+            total, hits, between = across(split)
+            print(f"{split}: {total} en-zh line pairs, {hits} called restatements without a "
+                  f"cue, {between} between notes the key relates as restatements")
+        return
+    splits = [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]
     results = [run(s) for s in splits]
     print(table(results))
+    if "--write" in argv:
+        from bench._report import write_section
+
+        text = table(results).replace("| heldout |", "| heldout (**held out**) |").replace(
+            "| dev |", "| dev (tuning) |")
+        write_section("realvault-decisions", f"""## Decisions on the realistic vaults' own lines
+
+For each correction and restatement of the answer key of `bench/realvault/<split>/key.yaml`, a
+fresh vault gets one node from the earlier note's line, then one unit from the later note's
+line, through the real `integrate_unit` and the local engine (embedder none): what the engine
+decides when it is given the lines a reader would take, extraction left out (the end-to-end
+figures are in the realistic-vault relations section). A correction is right when it CORRECTs
+the earlier node (and quotes its line); a restatement when it updates the earlier node. By the
+language of the later note. `dev` is tuning data, `heldout` the result.
+
+{text}""", "python bench/quality/decisions.py --write")
     if "-v" in argv:
         for r in results:
             print(f"\n## {r.split}")

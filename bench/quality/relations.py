@@ -15,7 +15,9 @@ run` of the vault (the real CLI, the local engine), read the digest against the 
 Tune on `dev`, report `heldout` (TEAM.md). `--embedder none|auto` (default: both).
 
     .venv/bin/python bench/quality/relations.py [dev|heldout ...] [--embedder none|auto]
-        [--keep DIR]
+        [--keep DIR] [--write]
+
+`--write` puts the table into docs/benchmarks.md (section `realvault-relations`).
 """
 
 from __future__ import annotations
@@ -194,7 +196,7 @@ def table(results: list[Result]) -> str:
 
 
 def main(argv: list[str]) -> tuple[str, list[Result]]:
-    splits = [a for a in argv if a in ("dev", "heldout")] or ["dev", "heldout"]
+    splits = [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]
     embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else \
         ["none", "auto"]
     keep = Path(argv[argv.index("--keep") + 1]) if "--keep" in argv else None
@@ -205,6 +207,26 @@ def main(argv: list[str]) -> tuple[str, list[Result]]:
             results.append(run(split, embedder, where))
     text = table(results)
     print(text)
+    if "--write" in argv:
+        from bench._report import write_section
+
+        marked = text.replace("| heldout |", "| heldout (**held out**) |").replace(
+            "| dev |", "| dev (tuning) |")
+        write_section("realvault-relations", f"""## Realistic vaults end to end: links, \
+corrections, restatements
+
+Each realistic vault of `bench/realvault/` (a team's notes in English and Chinese, written for
+this project, with an answer key `key.yaml` a person wrote) through the real `dream run` (local
+engine, embedder `none` and `auto`), the digest read against the key. *Related pairs linked*:
+some node citing one note links a node citing the other, or one node cites both; by language
+(en, zh, en-zh). *Links across notes (keyed)*: links between nodes of different notes, and how
+many join notes the key relates (a lower bound of precision: the key lists the pairs its author
+saw). *Corrections landed*: a node citing the note with the old value also cites the correcting
+note in a correction line, the old value still visible. *Restatements recognised*: a node citing
+the earlier note also cites the later one. *Actions*: the units' decisions. `dev` is tuning
+data, `heldout` the result.
+
+{marked}""", "python bench/quality/relations.py --write")
     if "-v" in argv:
         for r in results:
             print(f"\n## {r.split} / {r.embedder}")

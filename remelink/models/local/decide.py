@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from remelink.index.analysis import terms as analyze
 from remelink.models.local import text as tx
+from remelink.models.local.edits import without_superseded
 
 # -- frozen thresholds ---------------------------------------------------------------------------
 # Tuned on training data only, with the engine's own texts (unit = its summary, node = title +
@@ -86,6 +87,8 @@ CONTAIN_SHARE = 0.55  # ... and at least this share of the unit's weighted terms
 # Conflicts that no correction cue turns into a merge: another person, product or place;
 # the opposite action; the same words in another order.
 NEVER_SAME = frozenset({"entity", "action", "order"})
+# What a correction may change: a number, a date, a polarity, a holder handed over.
+CORRECTABLE = ("number", "date", "negation", "owner")
 # A disagreeing sentence must be at least this like the unit to be "about the same point" (below
 # it, two different numbers are two different facts); a restatement ("Alice again asked...")
 # must reach it too. A judgement, not tuned (STS-B has neither numbers-in-dispute labels nor
@@ -101,6 +104,9 @@ NOVEL_COVERAGE = 0.59
 # entirely in the node says that node again. A judgement, not tuned: "all but" leaves room for
 # a cue word the stop list does not know.
 RESTATED_COVERAGE = 0.9
+# A handover ("Ines takes over X from Tomasz") changes the node sentence naming the old holder
+# when that sentence holds this share of the thing's weighted terms. A judgement, like T_POINT.
+HANDOVER_COVERAGE = 0.5
 
 STOP = frozenset([
     "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with",
@@ -331,7 +337,8 @@ def passages(body: str) -> list[str]:
     """The statements of a node body (Sources excluded): one per sentence, list item or quote
     line, link syntax reduced to its display text."""
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
-    prose = body[: m.start()] if m else body
+    # A line struck as superseded by a correction is withdrawn: no claim of the node.
+    prose = without_superseded(body[: m.start()] if m else body)
     out: list[str] = []
     block: list[str] = []
 
@@ -449,7 +456,7 @@ def classify(c: Comparison, *, same: float | None = None, related: float | None 
     # two are about the same subject, by either score (with an embedder, a long unit and a
     # short node title can share the words and still embed apart).
     on_topic = c.score >= related_t or c.lexical >= thresholds(False, c.lang)[1]
-    if (on_topic or c.point_contained) and c.conflict_kind in ("number", "date", "negation") \
+    if (on_topic or c.point_contained) and c.conflict_kind in CORRECTABLE \
             and c.correction:
         # "..., not every 30 days as our runbook says": an explicit rejection of the node's
         # value, on the node's own point, is a correction even when worded differently.
@@ -467,6 +474,8 @@ def classify(c: Comparison, *, same: float | None = None, related: float | None 
 _NEGATED_CLAUSE_RE = re.compile(
     r"(?:,?\s*\b(?:not|instead of|rather than)\b[^,.;]*)|"
     r"(?:[，,]?\s*(?:而不是|而非|不是)[^，,。；;]*)|"
+    # "…，不要 offset", "…，别用 float": the alternative rejected (not "不要超过 300 行").
+    r"(?:[，,]\s*(?:不要|别用)[^，,。；;\d]*(?=[，,。；;]|$))|"
     # The value a change starts from: "from 40 to 80", "从 40 调到 80", "从两天改成四天".
     r"(?:\bfrom\s+[^,.;]*?\d[^,.;]*?(?=\s+to\s))|"
     r"(?:从\s*[^，,。；;]*?(?=\s*(?:调|改|提高|提升|降低|增加|减少|扩|缩|上调|下调|变|延长|缩短)?"
@@ -610,8 +619,11 @@ def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
     count two things."""
     def counted(f: tx.Facts, other: tx.Facts, other_text: str) -> tx.Facts:
         values = {v for _, v in other.quantities}
+        # A word the other text counts with a number of its own is counted on both sides:
+        # "above 1 messages for 7 minutes" / "above 7 messages for 7 minutes" differ.
+        theirs = {u for u, _ in other.quantities}
         quantities = frozenset(
-            ("", v) if u and u not in _KNOWN_UNITS and v in values and
+            ("", v) if u and u not in _KNOWN_UNITS and u not in theirs and v in values and
             (_mentions(u, other_text) or strong_stem(u) in bag(other_text).counts) else (u, v)
             for u, v in f.quantities)
         return replace(f, quantities=quantities)
@@ -803,6 +815,65 @@ def subject_swapped(unit_text: str, texts: Sequence[str], idf: IdfFn) -> str | N
     return None
 
 
+# One holder of a thing put in another's place, said as a change ("Ines takes over the
+# posting-consumer migration from Tomasz", "何伟接手陈静的发布值班", "发布值班从陈静交给何伟"):
+# the new holder, the old one, and the thing.
+_HOLDER = r"[A-Z][\w.-]*\w|[\u4e00-\u9fff]{2,3}?"
+_HANDOVER_RES = tuple(re.compile(p) for p in (
+    rf"\b(?P<new>{_HOLDER}) (?:takes|took|is taking|will take|has taken) over (?P<thing>[^.;:]+?)"
+    rf" from (?P<old>{_HOLDER})\b",
+    rf"\b(?P<old>{_HOLDER}) (?:hands|handed|is handing|will hand|passes|passed) (?:over )?"
+    rf"(?P<thing>[^.;:]+?) (?:over )?to (?P<new>{_HOLDER})\b",
+    rf"\b(?P<new>{_HOLDER}) (?:replaces|replaced|will replace) (?P<old>{_HOLDER}) "
+    rf"(?:as|on|for) (?P<thing>[^.;:]+)",
+    rf"(?P<thing>[^.;:]+?) (?:moves|moved|passes|passed|goes|went) from (?P<old>{_HOLDER}) to "
+    rf"(?P<new>{_HOLDER})\b",
+    rf"(?<![从由])(?P<new>{_HOLDER})(?:接手|接管|接替)了?(?P<old>{_HOLDER})(?:的|负责的)(?P<thing>[^，,。；;]+)",
+    rf"(?P<thing>[^，,。；;]+?)(?:从|由)(?P<old>{_HOLDER})(?:手里|那里|那边)?(?:交给|转给|移交给|"
+    rf"改由|转交给)(?P<new>{_HOLDER})",
+))
+
+
+def handover(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disagreement | None:
+    """The unit hands a thing from one holder to another, and a node sentence says the old
+    holder has it: that sentence is what the unit changes (an owner, a person, a system put in
+    another's place, said as a change, is a correction; said without one it is another fact,
+    `entity_conflict`). The sentence names the old holder, not the new one, and most of the
+    thing."""
+    for pattern in _HANDOVER_RES:
+        for m in pattern.finditer(unit_text):
+            new, old, thing = m.group("new"), m.group("old"), bag(m.group("thing"))
+            if new in tx._COMMON_CAPS or old in tx._COMMON_CAPS or \
+                    new.casefold() == old.casefold() or not thing:
+                continue
+            for sentence in node_sentences:
+                # A sentence that records a handover itself is not one holder's claim.
+                if not sentence or any(r.search(sentence) for r in _HANDOVER_RES):
+                    continue
+                if _mentions(old, sentence) and not _mentions(new, sentence) and \
+                        coverage(thing, bag(sentence), idf) >= HANDOVER_COVERAGE:
+                    return Disagreement("owner", f"{new.casefold()} vs {old.casefold()}",
+                                        sentence, True, statement=_sentence_at(unit_text,
+                                                                               m.start()))
+    return None
+
+
+def holders(statement: str) -> tuple[str, str] | None:
+    """The new and the old holder a handover statement names, or None."""
+    for pattern in _HANDOVER_RES:
+        m = pattern.search(statement)
+        if m and m.group("new") not in tx._COMMON_CAPS and m.group("old") not in tx._COMMON_CAPS:
+            return m.group("new"), m.group("old")
+    return None
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence of `text` that holds position `pos`."""
+    start = max((m.end() for m in re.finditer(r"[.!?。！？；;]\s*", text[:pos])), default=0)
+    end = re.search(r"[.!?。！？；;]", text[pos:])
+    return text[start:pos + end.end() if end else len(text)].strip()
+
+
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = ()) -> Comparison:
@@ -834,15 +905,31 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     kind = description = old = None
     new_sentence = ""
     correction = False
-    ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
+    # Across languages words cannot be compared, bound things can: the same numbers with
+    # their units, the same identifier. Then the Latin words of a Chinese text are no names
+    # another text must share.
+    across = _restates_across(unit_text, [node_head, *sentences], cue=False)
+    ent = None if across else \
+        entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
     act = action_conflict(unit_text, passage)
-    if ent:
+    handed = handover(unit_text, [*sentences, node_head], idf)
+    if handed is not None:
+        kind, description, old, correction = "owner", handed.description, handed.sentence, True
+        new_sentence = handed.statement
+    elif ent:
         kind, description = "entity", ent
     elif act:
         kind, description, old = "action", act, passage
     else:
         found = disagreement(unit_text, [node_head, *sentences], idf)
+        if found is not None and found.sentence == node_head and sentences:
+            # The name and description say it, and so does a line of the body: the line is
+            # what a correction quotes (and marks superseded), not the node's head.
+            line = disagreement(unit_text, sentences, idf)
+            if line is not None and line.kind == found.kind:
+                found = replace(found, sentence=line.sentence,
+                                statement=found.statement or line.statement)
         if found is not None:
             kind, description, old, correction = (found.kind, found.description, found.sentence,
                                                   found.explicit)
@@ -870,6 +957,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             set(named_tokens(node_text, names_too=False))
         restated = (bool(mine & theirs) and (lexical >= T_POINT or bool(things))) or \
             cov >= RESTATED_COVERAGE or _restates_across(unit_text, [node_head, *sentences])
+    elif kind is None:
+        restated = across  # a restatement needs no cue to be one
     head = bag(node_head)
     # A claim of a few terms ("Idempotency keys") is a name, not a statement to contain.
     # And the unit is mostly that claim: a unit that only cites it inside a statement of its
@@ -891,36 +980,56 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     return Comparison(score=score, lexical=lexical, semantic=sem, coverage=cov,
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
-                      point_contained=bool(old) and same_point(unit_text, old or "", u, idf),
+                      # A handover names the sentence's holder and its thing: its point.
+                      point_contained=bool(old) and (kind == "owner" or
+                                                     same_point(unit_text, old or "", u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
 
 
-def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
+def _restates_across(unit_text: str, texts: Sequence[str], *, cue: bool = True) -> bool:
     """A unit in one language saying again what a node says in the other ("我们再次约定每 14 天
     轮换 vault token" against "Vault tokens are rotated every 14 days"): across languages only
     what a statement binds can be compared. One node statement states every number of the unit
     with its unit (at least one), and every Latin word the unit writes (`vault`, `token`) is a
-    term of that statement."""
+    term of that statement.
+
+    Said without a cue (`cue=False`), the bound things must say more: the statement states
+    every number of the unit with its unit and there are two or more ("canary 5% -> 25% ->
+    100%" / "灰度顺序 5% → 25% → 100%"), or, with every Latin word as above, both name the same
+    identifier ("新接口的分页用 `page_token`，不要 offset" / "Pagination is cursor based:
+    `page_token` and `page_size`")."""
     lang = language(unit_text)
     mine = tx.facts(_assertive(unit_text)).quantities
-    if not mine:
+    if cue and not mine:
         return False
-    latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]", unit_text)
-             if w.casefold() not in STOP} if lang == "zh" else set()
+    idents = {w.casefold() for w in _LATIN_RE.findall(_assertive(unit_text)) if is_identifier(w)}
     for text in texts:
-        if not text or language(text) == lang:
+        if not text or language(text) == lang or not mine <= tx.facts(text).quantities:
             continue
-        if lang == "en":
-            latin = {strong_stem(w.casefold()) for w in re.findall(r"[A-Za-z][\w.-]*[A-Za-z0-9]",
-                                                                     text)
-                     if w.casefold() not in STOP}
-            words = set(bag(unit_text).counts)
-        else:
-            words = set(bag(text).counts)
-        if mine <= tx.facts(text).quantities and latin and latin <= words:
+        if not cue and len(mine) >= 2:
+            return True
+        if not cue and not idents & {w.casefold() for w in _LATIN_RE.findall(text)
+                                     if is_identifier(w)}:
+            continue
+        if _latin_covered(unit_text, text, lang):
             return True
     return False
+
+
+_LATIN_RE = re.compile(r"[A-Za-z][\w.-]*[A-Za-z0-9]")
+
+
+def _latin_covered(unit_text: str, text: str, lang: str) -> bool:
+    """Every Latin word of the Chinese side (there it names a system, a setting) is a term of
+    the English side, and there is one."""
+    zh, en = (_assertive(unit_text), text) if lang == "zh" else (text, unit_text)
+    words = [w for w in _LATIN_RE.findall(zh) if w.casefold() not in STOP]
+    terms = set(bag(en).counts)
+    # A word is there as a term (`vault`, `tokens`) or, an identifier, by its parts
+    # (`page_token`: `pag`, `token`).
+    return bool(words) and all(strong_stem(w.casefold()) in terms or
+                               set(bag(w).counts) <= terms for w in words)
 
 
 def _in_one_clause(unit_text: str, head: Bag, idf: IdfFn, need: float, lang: str) -> bool:
@@ -1095,14 +1204,29 @@ def _acts(text: str) -> set[str]:
     return out
 
 
+# Opposite manners, said in phrases: one at a time or all together ("Drain GPU nodes one at a
+# time" / "Drain all GPU nodes at the same time").
+MANNERS = (
+    ("one at a time", re.compile(r"\bone (?:at a time|by one|after (?:the )?other)\b|"
+                                 r"\b(?:sequentially|serially|in sequence|in series)\b|"
+                                 r"逐个|逐一|一个一个|依次|串行", re.I)),
+    ("all at once", re.compile(r"\b(?:at the same time|all at once|in parallel|simultaneously|"
+                               r"concurrently)\b|同一时间|一次性全部|并行", re.I)),
+)
+
+
 def action_conflict(unit_text: str, node_text: str) -> str | None:
     """The unit does one thing where the node does its opposite ("buy" / "sell", "买" / "卖"),
-    and neither says both."""
+    or does it in the opposite manner (one at a time / all at once), and neither says both."""
     ua, na = _acts(unit_text), _acts(node_text)
     for a, b in _ANTONYM_STEMS:
         if (a in ua and b in na and b not in ua and a not in na) or \
                 (b in ua and a in na and a not in ua and b not in na):
             return f"{a if a in ua else b} vs {b if a in ua else a}"
+    um = {name for name, pattern in MANNERS if pattern.search(unit_text)}
+    nm = {name for name, pattern in MANNERS if pattern.search(node_text)}
+    if len(um) == 1 and len(nm) == 1 and um != nm:
+        return f"{min(um)} vs {min(nm)}"
     return None
 
 

@@ -1,7 +1,7 @@
 """Additive edits of a node body for the local engine's updates (SPEC §7.2): Sources sentences
 appended, paragraphs inserted before Sources or after a sentence, steps and list items
 continued, and the smallest `edit` span that turns one body into another. Nothing here removes
-a line.
+a line; a corrected line is struck through in place, its text kept (`strike_superseded`).
 """
 
 from __future__ import annotations
@@ -76,6 +76,50 @@ def insert_after_sentence(body: str, sentence: str, line: str) -> str:
     if end == -1:
         return body.rstrip("\n") + "\n\n" + line + "\n"
     return body[:end] + "\n\n" + line + body[end:]
+
+
+# A corrected line, marked where it stands: `~~<its text>~~ (superseded on <date>, see below)`
+# for a paragraph line, `<its text> (superseded on <date>, see below)` for a list item.
+SUPERSEDED = {"en": " (superseded on {date}, see below)", "zh": "（{date} 已更正，见下）"}
+_SUPERSEDED_LINE_RE = re.compile(
+    r"^.*(?:\(superseded on [^)\n]*\)|（[^）\n]*已更正，见下）)[ \t]*$", re.M)
+# Markup a strikethrough would hide (a link is then no edge) or break (html, math, comments).
+_MARKUP_RE = re.compile(r"[\[\]~<$%\\]|`{3}")
+_ITEM_RE = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(\S.*?)[ \t]*$", re.M)
+_STOPS = ".。!！"
+
+
+def strike_superseded(body: str, sentence: str, when: str, lang: str, quote: str) -> str:
+    """`body` with the line that is `sentence` alone (before Sources) marked superseded on
+    `when`, so that a reader skimming the node sees at that line that it no longer holds, and
+    can still read it: a paragraph line is struck through, a list item (a step of a runbook)
+    keeps its text and mark and gets the note after it. Every old line stays, character for
+    character. Unchanged when no line is that sentence alone, or when it holds markup a
+    strikethrough would hide (a link), when `quote` (the correction) does not quote it as
+    it stands (its full stop aside), or when the body says it more than once: the correction
+    below it then says it alone."""
+    target = sentence.strip().rstrip(_STOPS)
+    if not target:
+        return body
+    # Said once outside the correction quotes: the guards then know which line it was.
+    if sum(target in x for x in body.split("\n") if not x.lstrip().startswith(">")) != 1:
+        return body
+    span = _sources_span(body)
+    limit = span[0] if span else len(body)
+    for m in _ITEM_RE.finditer(body, 0, limit):
+        text = m.group(2)
+        if text.rstrip(_STOPS) != target or text.startswith(("#", ">", "|")) or \
+                _MARKUP_RE.search(text) or text.rstrip(_STOPS) not in quote:
+            continue
+        mark = SUPERSEDED.get(lang, SUPERSEDED["en"]).format(date=when)
+        shown = text if m.group(1).strip() else f"~~{text}~~"
+        return f"{body[:m.start(2)]}{shown}{mark}{body[m.end(2):]}"
+    return body
+
+
+def without_superseded(text: str) -> str:
+    """`text` without the lines marked superseded by a correction: withdrawn, not claims."""
+    return _SUPERSEDED_LINE_RE.sub("", text)
 
 
 def append_steps(body: str, steps: Sequence[str], lang: str) -> str | None:

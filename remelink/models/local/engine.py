@@ -526,16 +526,19 @@ class LocalModel:
         cited = {s.path for s in sources if f"[[{s.path}" in body}
         new_sources = [s for s in sources if s.path not in cited]
         statement = summary
-        if comp.conflict_kind in ("number", "date", "negation") and comp.old_sentence:
+        if comp.conflict_kind in decide.CORRECTABLE and comp.old_sentence:
             action = "CORRECT"
             source = (new_sources or sources)[0].path
             # Dated by its evidence (daily/2026-06-21/... -> 2026-06-21), else by today.
             when = re.search(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)", source)
             # The statement that sets the new value, when the unit says several things.
             statement = comp.new_sentence or summary
-            line = write.correction_line(statement, comp.old_sentence, source,
-                                         when.group(1) if when else today, lang)
+            date = when.group(1) if when else today
+            line = write.correction_line(statement, comp.old_sentence, source, date, lang)
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
+            # The old line stays, struck through and dated: a reader meets it as superseded.
+            new_body = write.strike_superseded(new_body, comp.old_sentence, date, lang,
+                                                 quote=line)
             roles = [(s, "correct") for s in new_sources]
         else:
             # Background a note gives for its claim (its context, a follow-up) is not new
@@ -601,12 +604,39 @@ class LocalModel:
         edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
         calls = [ToolCall("e1", "edit", edit)]
         if action == "CORRECT" and comp.old_sentence:
-            head = self._corrected_head(note, comp.old_sentence, name, summary, bucket, lang,
-                                        points)
+            head = self._handed_head(note, comp) if comp.conflict_kind == "owner" else \
+                self._corrected_head(note, comp.old_sentence, name, summary, bucket, lang,
+                                     points)
             if head:
                 calls.append(ToolCall("e2", "frontmatter_update", json.dumps(
                     {"path": target, "metadata": head}, ensure_ascii=False)))
         return AssistantTurn(text=_plan(action, classes, len(related)), tool_calls=tuple(calls))
+
+    @staticmethod
+    def _handed_head(note: Note, comp: decide.Comparison) -> dict[str, str]:
+        """A node whose holder was handed over: its name and description say the new holder
+        where they named the old one ("Tomasz owns the migration" -> "Ines owns the
+        migration"); the description, when it named the old holder, becomes the handover."""
+        from remelink.vault import frontmatter
+
+        holders = decide.holders(comp.new_sentence)
+        if holders is None:
+            return {}
+        new, old = holders
+        try:
+            meta = frontmatter.load(note)
+        except Exception:
+            return {}
+        out: dict[str, str] = {}
+        pattern = re.compile(rf"(?<![\w]){re.escape(old)}(?![\w])") if old.isascii() else \
+            re.compile(re.escape(old))
+        current_name = str(meta.get("name") or "")
+        if pattern.search(current_name):
+            out["name"] = pattern.sub(new, current_name, count=1)
+        current = str(meta.get("description") or "")
+        if pattern.search(current) and comp.new_sentence:
+            out["description"] = comp.new_sentence
+        return out
 
     @staticmethod
     def _corrected_head(note: Note, old_sentence: str, name: str, summary: str, bucket: str,

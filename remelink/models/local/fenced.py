@@ -19,7 +19,7 @@ _ENCODE = {" ": "\ue000", "\n": "\ue001", "*": "\ue002", "_": "\ue003", "`": "\u
            "\t": "\ue005", "[": "\ue006", "]": "\ue007"}
 _DECODE = {v: k for k, v in _ENCODE.items()}
 _PROSE = "\ue012"  # a folded pointer: prose, unfolded in its line
-_TOKEN_RE = re.compile(f"{START}[^{END}]*{END}")
+TOKEN_RE = re.compile(f"{START}[^{END}]*{END}")
 _FENCE_RE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 
 
@@ -105,7 +105,7 @@ def _indented_block(lines: list[str], i: int) -> int:
 
 def strip(text: str) -> str:
     """Text without its folded blocks (titles, descriptions, Sources sentences are words)."""
-    return " ".join(_TOKEN_RE.sub(" ", text).split()) if START in text else text
+    return " ".join(TOKEN_RE.sub(" ", text).split()) if START in text else text
 
 
 def has_block(text: str) -> bool:
@@ -123,7 +123,7 @@ def unfold(text: str) -> str:
         return text
     out: list[str] = []
     pos = 0
-    for m in _TOKEN_RE.finditer(text):
+    for m in TOKEN_RE.finditer(text):
         before = text[pos:m.start()].rstrip(" ")
         line_start = before.rfind("\n") + 1
         item = re.match(r"(\s*(?:\d+[.)]|[-*+])\s+|\s+)", before[line_start:])

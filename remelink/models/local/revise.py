@@ -80,7 +80,8 @@ def correct_turn(*, target: str, note: Note, revises: dict[str, Any], name: str,
     line = write.correction_line(new_statement, anchor or old_statement, source, today, lang)
     new_body = body
     if line.strip() not in body:
-        new_body = write.insert_after_sentence(body, anchor, line) if anchor else \
+        new_body = write.strike_superseded(write.insert_after_sentence(body, anchor, line),
+                                           anchor, today, lang, quote=line) if anchor else \
             write.insert_before_sources(body, line)
     new_body = write.add_sources(new_body, [write.source_sentence(s, "correct", lang)
                                             for s in new_sources])

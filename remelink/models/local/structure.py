@@ -31,7 +31,9 @@ INTRO = 4  # a document's introduction: its paragraphs before the first second-l
 _ATTACHED = ("context", "why", "followup", "symptom", "cause")
 _FOLLOWUP_RE = re.compile(r"^(?:revisit|re-?check|follow up|follow-up|to do|todo|tbd|open "
                           r"question|再议|待定|后续)\b", re.I)
-_LABEL_LINE_RE = re.compile(r"^(?P<label>[^:：]{2,30}?)\s*[:：]\s*(?P<rest>.*)$")
+# A label is a short phrase before a colon: no code (a colon inside `x: y` labels nothing), no
+# clause of its own (a comma or a full stop before the colon makes it a sentence).
+_LABEL_LINE_RE = re.compile(r"^(?P<label>[^:：`,，;；。.!?！？]{2,30}?)\s*[:：]\s*(?P<rest>.*)$")
 
 
 # Markup a reader never sees as words: an HTML element's tag (`<img width="736" alt=... src=...>`)
@@ -111,7 +113,7 @@ def _label(text: str) -> tuple[str, str] | None:
     label = m.group("label").strip().lower()
     label = re.sub(r"^(?:we|the team|team|after [^:]+? we)\s+", "", label)
     kind = tx.heading_kind(label)
-    if kind == "neutral" or len(label.split()) > 4:
+    if kind == "neutral" or len(label.split()) > 4 or (tx.is_cjk_text(label) and len(label) > 8):
         return None
     return kind, m.group("rest").strip()
 

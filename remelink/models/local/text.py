@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from remelink import mdblocks
 from remelink.models.local import fenced
 
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -40,13 +41,32 @@ def is_cjk_text(text: str) -> bool:
 _FULL_END_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
+_HOLD, _HELD = "\ue020", "\ue021"  # private use, apart from fenced.py's
+_HELD_RE = re.compile(f"{_HOLD}(\\d+){_HELD}")  # a piece of code held out of the split
+
+
 def sentences(text: str, *, clauses: bool = True) -> list[str]:
     """Split prose into sentences; keeps abbreviations and decimals together. With `clauses`
     a semicolon ends a piece too (comparisons want the smallest claims); without it, "Never
-    use KEYS; use SCAN" stays one sentence, as written."""
+    use KEYS; use SCAN" stays one sentence, as written. Code is never split: an inline span
+    (`Container killed. 14.2 GB used.`) or a folded fenced block is one piece, whatever its full
+    stops."""
     text = " ".join(text.split())
     if not text:
         return []
+    held: list[str] = []
+    if ("`" in text or fenced.START in text) and _HOLD not in text:
+        code = [(m.start(), m.end()) for m in fenced.TOKEN_RE.finditer(text)]
+        plain = fenced.TOKEN_RE.sub(lambda m: "\0" * len(m.group(0)), text)
+        code += [(start, end) for start, end, _ in mdblocks.code_spans(plain)]
+        pieces, pos = [], 0
+        for start, end in sorted(code):
+            if start < pos:
+                continue
+            held.append(text[start:end])
+            pieces += [text[pos:start], f"{_HOLD}{len(held) - 1}{_HELD}"]
+            pos = end
+        text = "".join([*pieces, text[pos:]])
     parts = (_SENT_END_RE if clauses else _FULL_END_RE).split(text)
     out: list[str] = []
     for part in parts:
@@ -57,6 +77,8 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
+    if held:
+        out = [_HELD_RE.sub(lambda m: held[int(m.group(1))], part) for part in out]
     return out
 
 

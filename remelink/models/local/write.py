@@ -19,6 +19,7 @@ from remelink.models.local.edits import (
     edit_span,
     insert_after_sentence,
     insert_before_sources,
+    strike_superseded,
 )
 from remelink.models.local.edits import end as _end
 from remelink.models.local.shapes import KIND_BY_BUCKET
@@ -42,6 +43,7 @@ __all__ = [
     "related_sentence",
     "source_sentence",
     "sources_of",
+    "strike_superseded",
     "update_roles",
     "weave",
 ]
