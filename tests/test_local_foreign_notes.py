@@ -397,6 +397,108 @@ def test_a_how_to_keeps_its_gist_not_its_fragments(tmp_path: Path) -> None:
     assert not any(body.strip().startswith("So you should") for body in bodies), digest
 
 
+# -- one node per topic ----------------------------------------------------------------------
+HOW_TO = """# Resizing a volume on a running VM
+
+I needed more disk on a build box without rebooting it. This is the recipe that worked.
+
+First grow the partition with `growpart`:
+
+```bash
+sudo growpart /dev/vda 1
+```
+
+Which means the filesystem can now be resized online by running:
+
+```bash
+sudo resize2fs /dev/vda1
+```
+
+## Checking it worked
+
+You should confirm the new size with `df -h /` before you remove the snapshot.
+
+The snapshot is a safety net: it is deleted after a day.
+"""
+
+HOW_TO_ZH = """# 给运行中的虚拟机扩容磁盘
+
+构建机磁盘满了，不想重启。下面是可行的做法。
+
+先用 `growpart` 扩分区：
+
+```bash
+sudo growpart /dev/vda 1
+```
+
+## 验证
+
+扩容后必须用 `df -h /` 确认新大小，再删除快照。
+"""
+
+
+@pytest.mark.parametrize("rel,text,title", [
+    ("resource/2026-03-02/resize-volume.md", HOW_TO, "Resizing a volume on a running VM"),
+    ("resource/2026-03-02/扩容磁盘.md", HOW_TO_ZH, "给运行中的虚拟机扩容磁盘"),
+])
+def test_a_how_to_note_is_one_node_named_by_its_title(tmp_path: Path, rel: str, text: str,
+                                                      title: str) -> None:
+    """A how-to note's statements, steps and code under one topic are one unit: one node, named
+    by the note's title (never by a clause that leans on its context: `Which means ...`,
+    `This is the recipe that worked`), holding every command as code, in the note's order."""
+    digest = dream(tmp_path, {rel: text})
+    assert len(digest) == 1, list(digest)
+    node = next(iter(digest.values()))
+    assert f"name: {title}" in node, node
+    body = body_of(node)
+    commands = ["sudo growpart /dev/vda 1", "`df -h /`"] + \
+        (["sudo resize2fs /dev/vda1"] if "resize2fs" in text else [])
+    for command in commands:
+        assert command in body, body
+    assert body.index("growpart /dev/vda") < body.index("`df -h /`"), body
+    assert "definition comes from" not in node and "定义来自" not in node, node
+
+
+def test_a_checkbox_task_is_no_node(tmp_path: Path) -> None:
+    """A task list's entries, done or not (`- [ ] ...`, `- [x] ...`), are one-off tasks
+    (SPEC §8): nothing worth keeping, even when they name a date and a reason."""
+    digest = dream(tmp_path, {"daily/2026-03-02/todo.md": (
+        "# todo\n\n- [ ] retire the billing_v2 queue on 9 March (keep it at least 5 days)\n"
+        "- [x] ask Priya for the retention numbers of the audit log\n"
+        "- [ ] 周五前把对账脚本迁到新集群，旧的保留至少三天\n")})
+    assert digest == {} or not any("billing_v2" in t or "对账" in t or "Priya" in t
+                                   for t in digest.values()), digest
+
+
+@pytest.mark.parametrize("text,wish", [
+    ("We should do the board game night again this month, the last one was fun.", True),
+    ("Let's have the offsite in Porto again next spring.", True),
+    ("We should always run the restore drill again after a schema change.", False),
+    ("We should run the load test before the release.", False),
+])
+def test_a_repeat_nobody_committed_to_is_a_wish(text: str, wish: bool) -> None:
+    assert tx.is_wish(text) is wish
+
+
+def test_emphasis_marks_go_but_code_keeps_its_underscores() -> None:
+    assert tx.clean_statement("**Never** override `__init__` or `a.__x__` __here__") == \
+        "Never override `__init__` or `a.__x__` here"
+
+
+def test_an_indented_code_block_is_code_never_a_sentence(tmp_path: Path) -> None:
+    """A block indented by four spaces after a blank line is code (CommonMark), kept whole as a
+    block: never joined to the sentence before it, never given a period."""
+    digest = dream(tmp_path, {"resource/2026-03-02/minify.md": (
+        "# Minifying CSS from the command line\n\nI wanted smaller stylesheets without "
+        "installing anything globally. You can run the minifier through npx like this:\n\n"
+        "    npx clean-css-cli site.css -o site.min.css\n\n"
+        "The `-o` option names the output file.\n\n"
+        "- a list item\n\n    its own indented paragraph\n")})
+    body = body_of(next(iter(digest.values())))
+    assert "\n```\nnpx clean-css-cli site.css -o site.min.css\n```" in body, body
+    assert "site.min.css." not in body, body
+
+
 # A code span is one piece of code whatever its punctuation: an error message pasted in
 # backticks ends its sentences inside them (`Container killed. 14.2 GB used.`). A sentence split
 # inside the span lost the span (the pieces were fragments), and in Chinese, where the pieces

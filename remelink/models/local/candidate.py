@@ -24,7 +24,8 @@ class Candidate:
     subject: str = ""  # the person a fact is about (facts about two people never merge)
 
     def text(self) -> str:
-        """What the candidate states, for comparisons (reasons and failure modes left out)."""
+        """What the candidate states, for comparisons (reasons and failure modes left out; a
+        document's topic is its title and opening statement, not every line it keeps)."""
         said = [tx.main_clause(p.text) for p in pt.parse_all(self.points)
-                if p.role not in ("why", "failure", "said", "context", "followup")]
+                if p.role not in ("why", "failure", "said", "context", "followup", "text")]
         return decide.text_of(self.name, tx.main_clause(self.statement), *said)

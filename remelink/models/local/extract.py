@@ -56,6 +56,9 @@ def _same(a: Candidate, b: Candidate, same: SameFn) -> bool:
         return same(b.name, a.name)
     if (a.kind == "procedure") != (b.kind == "procedure"):
         return False
+    if a.kind == "topic" and b.kind == "topic":
+        # Two documents are about the same thing when their titles are.
+        return same(b.name, a.name)
     if not decide.bag(a.text()).counts.keys() & decide.bag(b.text()).counts.keys():
         return False  # nothing in common: not worth the full comparison
     # The later statement is compared with the earlier one ("Alice again asked..." refers back).

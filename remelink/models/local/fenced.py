@@ -49,6 +49,19 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
     while i < len(lines):
         m = _FENCE_RE.match(lines[i])
         if not m:
+            end = _indented_block(lines, i)
+            if end > i:
+                # An indented code block: the same block, written without fences.
+                block = [line[4:] if line.startswith("    ") else line.lstrip("\t")
+                         for line in lines[i:end]]
+                while block and not block[-1].strip():
+                    block.pop()
+                block = ["```", *block, "```"]
+                out.append((pointer(block, first_line + i, path) if len(block) - 2 > MAX_LINES
+                            else fold(block), True))
+                out.append(("", False))
+                i = end
+                continue
             out.append((lines[i], False))
             i += 1
             continue
@@ -66,6 +79,28 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
             out.append((fold(block), True))
         i = j + 1
     return out
+
+
+_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _indented_block(lines: list[str], i: int) -> int:
+    """The end of an indented code block starting at line `i` (CommonMark: lines indented by
+    four spaces or a tab after a blank line, not inside a list), or `i` when none starts."""
+    if not lines[i].startswith(("    ", "\t")) or not lines[i].strip():
+        return i
+    if i > 0 and lines[i - 1].strip():
+        return i  # a paragraph's continuation line
+    prior = next((line for line in reversed(lines[:i]) if line.strip()), "")
+    if _ITEM_RE.match(prior) or prior.startswith((" ", "\t")):
+        return i  # a list item's own paragraph or block
+    end = i
+    j = i
+    while j < len(lines) and (lines[j].startswith(("    ", "\t")) or not lines[j].strip()):
+        if lines[j].strip():
+            end = j + 1
+        j += 1
+    return end
 
 
 def strip(text: str) -> str:

@@ -2,9 +2,11 @@
 
 A point is `role: text` or `role@K: text`, where K (1-based) names the unit path the point
 comes from when it is not the first one: `step: Freeze the pipeline.`, `why: ...`,
-`point@2: Alice asked again ...`. Prose roles are written into the node; `said` is provenance
-only (who said it, on which day, in which turns: `said@2: Joanna; 2022-01-23; D2:3, D2:5`) and
-never appears as prose. Points without a known role are plain statements (an LLM's points).
+`point@2: Alice asked again ...`; `text: ...` is a line of a document kept as written, in
+its order (a how-to's statements and the lines that carry its code). Prose roles are written
+into the node; `said` is provenance only (who said it, on which day, in which turns: `said@2:
+Joanna; 2022-01-23; D2:3, D2:5`) and never appears as prose. Points without a known role are
+plain statements (an LLM's points).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 PROSE_ROLES = ("step", "failure", "why", "point", "input", "symptom", "cause", "outcome",
-               "lesson", "context", "apply", "followup", "check")
+               "lesson", "context", "apply", "followup", "check", "text")
 META_ROLES = ("said",)
 _POINT_RE = re.compile(r"^([a-z]+)(?:@(\d+))?: (.*)$", re.S)
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from remelink.models.local import debuglog, decide, people, runbooks, sections
+from remelink.models.local import debuglog, decide, fenced, people, runbooks, sections
+from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.vault.notes import Note
@@ -25,6 +26,7 @@ title_of = sections.title_of  # the note's title (its first heading, else frontm
 DAILY = "daily/"  # a note outside it is a resource document
 MIN_WORDS = 5
 MIN_CJK = 8
+INTRO = 4  # a document's introduction: its paragraphs before the first second-level heading
 # Sections whose statements are about the note's decisions, not units of their own.
 _ATTACHED = ("context", "why", "followup", "symptom", "cause")
 _FOLLOWUP_RE = re.compile(r"^(?:revisit|re-?check|follow up|follow-up|to do|todo|tbd|open "
@@ -125,6 +127,13 @@ class _Note:
     debug_kinds: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)  # what was left out: attendance, tasks, ...
+    # What the note states, in its order: the statements it gave (candidates) and, between
+    # them, the lines that carry its code (a how-to's commands, however they are introduced).
+    said: list[tuple[int, Candidate | str]] = field(default_factory=list)  # (section, item)
+    listed: set[int] = field(default_factory=set)  # ids of the items written as list items
+    quoted: set[int] = field(default_factory=set)  # ids of the items read in a quote
+    block: str = ""  # the kind of block being read (`item`, `num`, `para`)
+    intro: int = 0  # paragraphs read before the first second-level heading
 
 
 def note_candidates(note: Note, meta: dict[str, object], index: int
@@ -133,10 +142,6 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     title = sections.title_of(note, meta)
     found = _Note()
     parts = sections.sections(note.body, note.body_line, note.path)
-    if not note.path.startswith(DAILY) and all(s.level < 2 for s in parts):
-        document = _document(note, title, parts, index)
-        if document is not None:
-            return [document], ""
     names = people.named(title, note.body)
     person = names[0] if names else None
     procedures: list[Candidate] = []
@@ -167,6 +172,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                 continue
         local = kind
         for k, raw in blocks:
+            found.block = "aside" if k == "para" and _aside(raw) else k
+            if k == "para" and found.intro <= INTRO:
+                found.intro = found.intro + 1 if section.level < 2 else INTRO + 1
             text = tx.clean_statement(raw)
             label = _label(text)
             if label:
@@ -178,6 +186,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                     continue  # "We agreed:" heads the items below it
             elif k == "para" and kind != local and not raw.startswith((" ", "\t")):
                 local = kind
+            if k == "item" and _TASK_RE.match(text):
+                found.seen.add("tasks")  # `- [ ] drop catalog_v7`: a task, done or not
+                continue
             pieces = [text] if k in ("num", "item") else tx.sentences(text, clauses=False)
             for piece in pieces:
                 subject = people.subject_of(piece)
@@ -205,26 +216,118 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                                        found.failures, index)] + \
             [c for c in found.out if c.kind not in ("lesson",) and c not in procedures], ""
     _attach(found, note, index)
+    if not note.path.startswith(DAILY):
+        _topics(found, note, title, parts, procedures, index)
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
 
 
-def _document(note: Note, title: str, parts: list[sections.Section], index: int
-              ) -> Candidate | None:
-    """A short resource document without sections is about one thing, its title: its first
-    paragraph says what, the next ones add to it."""
-    blocks = [(k, t) for s in parts for k, t in sections.blocks(s.lines)]
-    if sum(1 for k, _ in blocks if k == "num") >= 2:
-        return None  # numbered steps: a runbook, which the section walk makes with its steps
-    paragraphs = [tx.clean_statement(t) for k, t in blocks if k == "para"]
-    if not paragraphs or not _long_enough(paragraphs[0]):
-        return None
-    name = re.sub(r"\s+(?:notes?|overview|summary|笔记|说明|概述)$", "", tx.clean_statement(title),
-                  flags=re.I)
-    points = [f"point: {p}" for p in paragraphs[1:4]]
-    return Candidate(kind="definition", bucket="wiki", name=name[:1].upper() + name[1:],
-                     statement=paragraphs[0], points=points, paths=[note.path],
-                     weight=_WEIGHT["definition"], order=(index, 0),
-                     roles={note.path: "definition"})
+_CODE_RE = re.compile(r"`[^`\n]*`")
+_TASK_RE = re.compile(r"^\[[ xX]\]\s")  # a checkbox item: a task list's entry
+_GENERIC_TITLE_RE = re.compile(r"\s+(?:notes?|overview|summary|笔记|说明|概述)$", re.I)
+
+
+def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
+            procedures: list[Candidate], index: int) -> None:
+    """One node per topic (SPEC §7.1): a document's statements, and the lines that carry its
+    code, are about what the document is about. They become one unit named by the document's
+    title, led by its opening statement, holding the rest in the note's order; a statement made
+    under a runbook's own heading joins that runbook. Facts about people stay their own."""
+    # Lessons drawn from a failure section or a cause, made after the walk, close the topic.
+    found.said += [(c.order[1], c) for c in found.out
+                   if c.kind not in ("procedure", "fact") and
+                   not any(c is item for _, item in found.said)]
+    members = [c for _, c in found.said if isinstance(c, Candidate)]
+    if not found.said:
+        return
+    by_section = {c.order[1]: c for c in procedures}
+    topic: list[tuple[int, Candidate | str]] = []
+    for s_index, item in found.said:
+        runbook = by_section.get(s_index)
+        if runbook is not None:
+            _join(runbook, item)
+            continue
+        topic.append((s_index, item))
+    found.out = [c for c in found.out if c not in members]
+    if not topic:
+        return
+    name = _GENERIC_TITLE_RE.sub("", tx.clean_statement(title))
+    name = name[:1].upper() + name[1:]
+    own = next((c for c in procedures if c.name == name), None)
+    if own is not None:
+        # The runbook the note's title names is the topic: its statements join it.
+        for _, item in topic:
+            _join(own, item)
+        return
+    lead = _opening(parts)
+    points: list[str] = []
+    for _, item in topic:
+        mark = "- " if id(item) in found.listed else ""
+        if isinstance(item, str):
+            points.append(f"text: {mark}{item}")
+            continue
+        points.append(f"text: {mark}{item.statement}")
+        # What the statement already says in full (its reason) is not said twice.
+        points += [p for p in item.points if not p.startswith("text: ") and
+                   pt.text_of(p).lower() not in item.statement.lower()]
+    texts = [item.statement if isinstance(item, Candidate) else item for _, item in topic]
+    authored = [t for (_, item), t in zip(topic, texts, strict=True)
+                if id(item) not in found.quoted]
+    statement = lead or next((t for t in authored if _stands_alone(t)), "") or \
+        next((t for t in authored if _prose(t)), texts[0])
+    points = [p for p in points if p not in (f"text: {statement}", f"text: - {statement}")]
+    buckets = {c.bucket for _, c in topic if isinstance(c, Candidate)}
+    found.out.append(Candidate(
+        kind="topic", bucket=buckets.pop() if len(buckets) == 1 else "wiki",
+        name=name, statement=statement, points=points, paths=[note.path],
+        weight=max([c.weight for c in members] or [_WEIGHT["finding"]]) + 0.5 * len(topic),
+        order=(index, topic[0][0]), roles={note.path: "topic"}))
+    found.out.sort(key=lambda c: c.order)
+
+
+def _join(runbook: Candidate, item: Candidate | str) -> None:
+    """A statement or line joins a runbook as a point, unless the runbook already says it (its
+    lead paragraph, the lines after its steps)."""
+    said = " ".join([runbook.statement, *(pt.text_of(p) for p in runbook.points)])
+    text = item.statement if isinstance(item, Candidate) else item
+    if text not in said:
+        runbook.points.append(f"point: {text}")
+    if isinstance(item, Candidate):
+        runbook.points += [p for p in item.points if pt.text_of(p) not in said]
+
+
+def _stands_alone(text: str) -> bool:
+    """A statement that says something on its own: long enough, no chatter, not leaning on
+    its neighbour, and not a lead-in to what follows (`... do this:` before a block)."""
+    first = tx.sentences(text, clauses=False)[0] if text.strip() else ""
+    plain = fenced.strip(first).rstrip()
+    return _prose(text) and _long_enough(plain) and not tx.leans_on_context(plain) and \
+        not _is_chatter(plain) and not plain.endswith((":", "："))
+
+
+def _aside(text: str) -> bool:
+    """A quote (`> ...`, someone else's words or a later update) or an image."""
+    return text.lstrip().startswith((">", "!", "<"))
+
+
+def _prose(text: str) -> bool:
+    """Words of the author's own: not a bare block or code span, not an aside."""
+    return not _aside(text) and bool(_CODE_RE.sub("", fenced.strip(text)).strip(" .:`"))
+
+
+def _opening(parts: list[sections.Section]) -> str:
+    """A document's opening statement: its first paragraph, when it says something on its own
+    (long enough, not leaning on what follows, no wish), before any second-level heading."""
+    for section in parts:
+        if section.level >= 2:
+            return ""
+        for k, raw in sections.blocks(section.lines):
+            text = tx.clean_statement(raw)
+            if k == "para" and _aside(raw):
+                continue  # a quote, an update notice, an image: not the author's opening
+            if k != "para" or not text or _label(text):
+                return ""
+            return text if _stands_alone(text) else ""
+    return ""
 
 
 def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_index: int) -> None:
@@ -241,6 +344,15 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
     if kind == "failure" and skind in (None, "lesson") and _long_enough(piece):
         found.failures.append(piece)
         return
+    document = not note.path.startswith(DAILY)
+    if skind is None and not _is_chatter(piece) and (
+            fenced.has_block(piece) or "`" in fenced.strip(piece) or (document and (
+                found.block == "item" or (found.block == "para" and 0 < found.intro <= INTRO))
+                and _long_enough(piece))):
+        # A line with code is a how-to's substance; what a document's introduction says is
+        # what it is about; an item of a document's list is one of the things it states (a
+        # consequence, an option): cue words or not.
+        _said(found, s_index, piece)
     if skind is None:
         if _is_attendance(piece):
             found.seen.add("attendance")
@@ -259,16 +371,29 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
         if len(clauses) > 1 and tx.has_cue(clauses[-1], tx.PREFERENCE_CUES) and \
                 not any(tx.has_cue(c, tx.PREFERENCE_CUES) for c in clauses[:-1]):
             skind, why = "decision", clauses[-1].strip()
-            found.out.append(Candidate(
+            _add(found, s_index, Candidate(
                 kind=skind, bucket=_bucket(skind, piece),
                 name=tx.title_from("，".join(clauses[:-1])), statement=piece,
                 points=[f"why: {why}"], paths=[note.path], weight=_WEIGHT[skind],
                 order=(index, s_index), roles={note.path: skind}))
             return
-    found.out.append(Candidate(
+    _add(found, s_index, Candidate(
         kind=skind, bucket=_bucket(skind, piece), name=tx.title_from(piece),
         statement=piece, points=[f"why: {why}"] if why else [], paths=[note.path],
         weight=_WEIGHT[skind], order=(index, s_index), roles={note.path: skind}))
+
+
+def _add(found: _Note, s_index: int, cand: Candidate) -> None:
+    found.out.append(cand)
+    _said(found, s_index, cand)
+
+
+def _said(found: _Note, s_index: int, item: Candidate | str) -> None:
+    found.said.append((s_index, item))
+    if found.block == "item":
+        found.listed.add(id(item))
+    if found.block == "aside":
+        found.quoted.add(id(item))
 
 
 def _person_fact(found: _Note, note: Note, piece: str, index: int, s_index: int) -> None:

@@ -120,7 +120,10 @@ _WISH_RE = re.compile(
     r"^[^:：\n]{0,40}\b(?:idea|suggestion|wish)\s*[:：]|"
     r"^(?:someone|somebody|anyone|maybe we|we could|"
     r"it would be (?:nice|great|good)|would be (?:nice|great)|wouldn't it be|should we|"
-    r"can someone|could someone|anybody)\b|要不要|有人应该|有人得|有没有人|谁有空|"
+    r"can someone|could someone|anybody)\b|"
+    # "We should do the offsite again": a repeat nobody committed to, not a rule.
+    r"^(?:we|let's|let us)\s+(?:should\s+)?(?:do|have|try|go|get|book|plan)\b[^.;]*\bagain\b|"
+    r"要不要|有人应该|有人得|有没有人|谁有空|"
     r"(?:[^:：\n]{0,20}(?:想法|主意|提议)\s*[:：])", re.I)
 
 

@@ -271,6 +271,15 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
         statement = _end(tx.main_clause(statement), lang)
         summary = tx.main_clause(summary)
     parts = [statement]
+    # A document's lines, as written and in its order (its statements, the lines that carry
+    # its code): each its own paragraph, none condensed, so no command is lost.
+    for line in roles.get("text", []):
+        if tx.clean_statement(line).removeprefix("- ") in tx.clean_statement(summary):
+            continue
+        if line.startswith("- ") and parts[-1].startswith("- "):
+            parts[-1] += "\n" + _end(line, lang)  # the items of one list stay one list
+        else:
+            parts.append(_end(line, lang))
     extra = _new_points(roles.get("point", []) + roles.get("failure", []), summary)
     if extra:
         parts.append(condense(_join(extra[:6], lang), lang))
