@@ -574,3 +574,26 @@ def test_the_local_engine_never_writes_code_its_notes_lack(
     spans = set(inline_code(note))
     for path, text in digest.items():
         assert set(inline_code(body_of(text))) <= spans, path
+
+
+@pytest.mark.parametrize(("note", "opening"), [
+    ("# Commit a file if it changed\n\nThis recipe runs a Python script to update a README, then "
+     "commits it back to the repo but only if it has changed:\n\n```bash\ngit diff --quiet || "
+     "git commit -am 'Updated README'\n```\n\nMy first attempt threw an error when the README "
+     "had not changed at all.\n",
+     "This recipe runs a Python script to update a README, then commits it back to the repo but "
+     "only if it has changed."),
+    ("# 只在文件变化时提交\n\n这个脚本先更新 README，然后只在文件确实有变化的时候才提交回仓库：\n\n"
+     "```bash\ngit diff --quiet || git commit -am 'Updated README'\n```\n\n"
+     "第一次尝试时，如果 README 没有变化，提交命令就会直接报错退出。\n",
+     "这个脚本先更新 README，然后只在文件确实有变化的时候才提交回仓库。"),
+])
+def test_a_whole_lead_in_to_the_code_is_the_opening(tmp_path: Path, note: str,
+                                                     opening: str) -> None:
+    """A note that opens with a whole sentence introducing its code ("This recipe ...:") is
+    about what that sentence says: it leads the node and is its description, not the side
+    remark that follows the code. A short lead-in ("Run this:") is no opening."""
+    digest = dream(tmp_path, {"resource/2020-04-19/commit-if-changed.md": note})
+    (text,) = digest.values()
+    assert f"description: {opening}\n" in text
+    assert body_of(text).lstrip().startswith(opening[:-1])

@@ -141,6 +141,8 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
         cut = first[:240]
         first = cut[: cut.rfind(" ")] if " " in cut else cut
         first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
+    if first.rstrip().endswith((":", "：")):  # a lead-in to code: a sentence of its own here
+        first = first.rstrip().rstrip(":：").rstrip() + ("。" if lang == "zh" else ".")
     return first.rstrip(" ;:；：,，") or summary[:240]
 
 

@@ -326,7 +326,16 @@ def _opening(parts: list[sections.Section]) -> str:
                 continue  # a quote, an update notice, an image: not the author's opening
             if k != "para" or not text or _label(text):
                 return ""
-            return text if _stands_alone(text) else ""
+            if _stands_alone(text):
+                return text
+            # A whole sentence that introduces the note's code ("This recipe runs a script to
+            # update a README, then commits it only if it has changed:") says what the note is
+            # about; a short one ("Run this:", "Here's how:") does not.
+            lead_in = fenced.strip(text).rstrip()
+            if lead_in.endswith((":", "：")) and _stands_alone(lead_in[:-1].rstrip() + ".") and \
+                    _long_enough(lead_in) and len(tx.sentences(lead_in, clauses=False)) == 1:
+                return text
+            return ""
     return ""
 
 
