@@ -67,6 +67,17 @@ FIGURES: dict[str, tuple[str, str]] = {
     "dream_units": ("dream", r"\*\*Wall time \d+ s \([^)]*\) for\s+(\d+) units"),
     "dream_wall": ("dream", r"\*\*Wall time (\d+ s)"),
     "crash": ("crash", r"\*\*Result: (\d+/\d+ kills recovered)"),
+    "til_n": ("foreign-heldout", r"\| til-simonw \*\*held-out\*\* \| (\d+) \|"),
+    "til_verdict": ("foreign-heldout", r"\| til-simonw \*\*held-out\*\* \| \d+ \| (\d+/\d+) \|"),
+    "til_per_note": ("foreign-heldout", r"\| til-simonw \*\*held-out\*\* \|(?: [^|]* \|){3} "
+                     r"([\d.]+) \|"),
+    "til_code": ("foreign-heldout", r"\| til-simonw \*\*held-out\*\* \|(?: [^|]* \|){4} "
+                 r"[\d.]+% / ([\d.]+%)"),
+    "rv_facts": ("foreign-heldout", r"- realvault: facts kept: (en \d+/\d+ \(\d+%\), "
+                 r"zh \d+/\d+ \(\d+%\))"),
+    "pawsx_fm": ("pair-merges", r"\| PAWS-X zh \| test \(\*\*held out\*\*\) \| "
+                 r"(\d+/\d+ \([\d.]+%\))"),
+    "stsb_fm": ("pair-merges", r"\| STS-B \| dev \(\*\*held out\*\*\) \| (\d+/\d+ \([\d.]+%\))"),
 }
 
 TEMPLATE = """\
@@ -97,6 +108,11 @@ ran at, and whether it is held-out data; the engine's quality figures below are 
 - `dream run` with the local engine: {dream_units} units into a 10,000-node vault in
   {dream_wall}; killed with SIGKILL at random instants and rerun, the vault ends byte-identical
   to an uninterrupted run ({crash}).
+- Notes nobody here wrote: {til_n} held-out til-simonw notes (one engineer's how-to notes)
+  through `dream run` with the local engine: {til_verdict} get a verdict, {til_per_note} nodes
+  per note, {til_code} of their code kept as code; on the held-out realistic vault, key facts
+  kept {rv_facts}. Deciding whether a unit restates a node, the engine merges {pawsx_fm} of the
+  held-out PAWS-X zh non-paraphrases (target: below 2 %) and {stsb_fm} of STS-B dev's.
 """
 
 
