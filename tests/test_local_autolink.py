@@ -13,15 +13,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from local_support import integrate_note, local_context
 
 from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
-from remelink.index import NodeIndex
-from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
+from remelink.integrate import IntegrationContext, UnitResult
 from remelink.lint import lint_links
 from remelink.models.local import LocalModel, decide, write
-from remelink.units import Unit
-from remelink.vault.resolve import VaultFiles
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo-vault"
 TODAY = "2026-07-03"
@@ -29,31 +27,14 @@ TODAY = "2026-07-03"
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> Iterator[IntegrationContext]:
-    root = tmp_path / "vault"
-    for folder in ("daily", "resource", "digest/wiki", "digest/personal", "digest/procedure",
-                   ".remelink"):
-        (root / folder).mkdir(parents=True, exist_ok=True)
-    settings = replace(Settings(), embedder="none")
-    index = NodeIndex(root, settings)
-    index.refresh()
-    model = LocalModel(settings)
-    model.bind_index(index)
-    yield IntegrationContext(vault=root, settings=settings, model=model, index=index,
-                             files=VaultFiles.scan(root), today=TODAY)
-    index.close()
+    with local_context(tmp_path, TODAY) as context:
+        yield context
 
 
 def run(ctx: IntegrationContext, name: str, summary: str, path: str, bucket: str = "wiki",
         points: tuple[str, ...] = (), note: str | None = None) -> UnitResult:
-    file = ctx.vault / path
-    if not file.exists():
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(note or f"# Note\n\n{summary}\n", encoding="utf-8")
-        ctx.files.add(path)
-    result = integrate_unit(ctx, Unit(name=name, bucket=bucket, summary=summary, paths=(path,),
-                                      points=points))
-    assert result.ok, result.error
-    return result
+    return integrate_note(ctx, path, name, summary, bucket, points,
+                          note=note or f"# Note\n\n{summary}\n")
 
 
 def text(ctx: IntegrationContext, rel: str) -> str:

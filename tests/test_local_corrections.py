@@ -9,49 +9,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from local_support import integrate_note, local_context
 
-from remelink.config import Settings
 from remelink.facts import facts, number_words
-from remelink.index import NodeIndex
-from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
-from remelink.models.local import LocalModel, decide, revise
+from remelink.integrate import IntegrationContext
+from remelink.models.local import decide, revise
 from remelink.models.local import text as tx
-from remelink.units import Unit
-from remelink.vault.resolve import VaultFiles
 
 
 @pytest.fixture
 def ctx(tmp_path: Path) -> Iterator[IntegrationContext]:
-    root = tmp_path / "vault"
-    for folder in ("daily", "resource", "digest/wiki", "digest/personal", "digest/procedure",
-                   ".remelink"):
-        (root / folder).mkdir(parents=True, exist_ok=True)
-    s = replace(Settings(), embedder="none")
-    index = NodeIndex(root, s)
-    index.refresh()
-    model = LocalModel(s)
-    model.bind_index(index)
-    yield IntegrationContext(vault=root, settings=s, model=model, index=index,
-                             files=VaultFiles.scan(root), today="2026-04-01")
-    index.close()
+    with local_context(tmp_path, "2026-04-01") as context:
+        yield context
 
 
-def run(ctx: IntegrationContext, path: str, name: str, summary: str,
-        bucket: str = "wiki", points: tuple[str, ...] = ()) -> UnitResult:
-    file = ctx.vault / path
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(f"# {name}\n\n{summary}\n", encoding="utf-8")
-    ctx.files.add(path)
-    result = integrate_unit(ctx, Unit(name=name, bucket=bucket, summary=summary, paths=(path,),
-                                      points=points))
-    assert result.ok, result.error
-    return result
+run = integrate_note
 
 
 def node(ctx: IntegrationContext, rel: str | None) -> str:
