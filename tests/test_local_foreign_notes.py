@@ -597,3 +597,19 @@ def test_a_whole_lead_in_to_the_code_is_the_opening(tmp_path: Path, note: str,
     (text,) = digest.values()
     assert f"description: {opening}\n" in text
     assert body_of(text).lstrip().startswith(opening[:-1])
+
+
+def test_a_dot_before_a_lowercase_word_ends_no_sentence() -> None:
+    """`v.s.`, `approx.`: a sentence cut there lost its end ("Behaves differently on big-endian
+    v.s." kept, "little-endian systems." dropped as a fragment)."""
+    assert tx.sentences("Behaves differently on big-endian v.s. little-endian systems. Next.") \
+        == ["Behaves differently on big-endian v.s. little-endian systems.", "Next."]
+    assert tx.sentences("Never use KEYS; use SCAN.") == ["Never use KEYS;", "use SCAN."]
+
+
+@given(st.lists(st.sampled_from([*"ab Z.;。！`v", "e.g. ", "```", "\ue020", "\ue0200\ue021"]),
+                max_size=40).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_sentences_lose_no_character(text: str) -> None:
+    """The pieces are the text, cut: nothing is dropped, added or reordered."""
+    assert "".join("".join(tx.sentences(text)).split()) == "".join(text.split())

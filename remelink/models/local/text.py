@@ -46,6 +46,7 @@ def is_cjk_text(text: str) -> bool:
 _FULL_END_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
+_INITIALISM_RE = re.compile(r"(?:^|[\s(])(?:[A-Za-z]\.){2,}$")
 _HOLD, _HELD = "\ue020", "\ue021"  # private use, apart from fenced.py's
 _HELD_RE = re.compile(f"{_HOLD}(\\d+){_HELD}")  # a piece of code held out of the split
 
@@ -78,7 +79,12 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
         part = part.strip()
         if not part:
             continue
-        if out and out[-1].lower().endswith(_ABBREV):
+        if out and (out[-1].lower().endswith(_ABBREV) or
+                    (_INITIALISM_RE.search(out[-1]) and part[:1].isascii() and
+                     part[:1].islower())):
+            # An abbreviation's dot ends no sentence: a known one, or letters with dots that a
+            # lowercase word follows ("big-endian v.s. little-endian", "at 9 a.m. sharp"). A
+            # lowercase word alone starts many a sentence ("codecov.io then reports ...").
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
