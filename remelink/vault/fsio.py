@@ -1,8 +1,9 @@
 """Atomic writes, appends and the vault lock.
 
-Every write of vault markdown, state.json or the audit trail goes through `atomic_write`:
-a temp file in the same directory, fsync, rename over the target, fsync of the directory. A
-reader (or a process killed half-way) sees the old bytes or the new bytes, never a mix.
+Every write of vault markdown, state.json or the audit trail is atomic (`vault/own.py`): a
+temp file in the same directory, fsync, rename over the target (`replace_if` for a node: only
+if it still holds what was read), fsync of the directory. A reader (or a process killed
+half-way) sees the old bytes or the new bytes, never a mix.
 
 Writes with a `root` go through the vault boundary for writes (`vault/own.py`): no symlink
 between the vault root and the file, exclusive temp files, never a special file. Reading notes
@@ -38,29 +39,6 @@ def _rel(path: Path, root: Path) -> str:
         raise SandboxError(f"{path} is not inside the vault {root}") from None
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None,
-                 root: Path | None = None, rel: str | None = None, sync: bool = True) -> None:
-    """Replace `path` with `data` atomically (creating parent folders as needed).
-
-    With `root` (the vault) the write goes through the boundary (`own.write`): no symlink
-    between the root and the file, an exclusive temp file, never a special file. A refusal of
-    the file system (permission, disk full, read-only) is a FileSystemError naming the file
-    (`rel`, else the path relative to `root`); the old bytes are left in place."""
-    if root is not None:
-        own.write(root, _rel(path, root), data, sync=sync, mode=mode, shown=rel)
-        return
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        own.write(path.parent, path.name, data, sync=sync, mode=mode, shown=str(path))
-    except OSError as exc:
-        error = filesystem_error(exc, path=str(path), verb="write")
-        if error is None:
-            raise
-        raise error from None
-
-
 def replace_if(path: Path, data: bytes | str, expected: bytes | None, *, root: Path,
                rel: str | None = None) -> bool:
     """Compare-and-swap a node (`own.replace_if`): replace `path` only if it still holds
@@ -73,19 +51,6 @@ def append(path: Path, data: bytes, *, root: Path, rel: str | None = None,
     """Append `data` with one write (whole lines survive a kill), never through a symlink;
     fsync unless `sync` is False (`own.append`)."""
     own.append(root, _rel(path, root), data, sync=sync, shown=rel)
-
-
-def fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def sweep_temp_files(directory: Path, *, older_than: float = 60.0) -> int:

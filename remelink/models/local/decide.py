@@ -1005,20 +1005,6 @@ def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
     return False
 
 
-def _in_one_clause(unit_text: str, head: Bag, idf: IdfFn, need: float, lang: str) -> bool:
-    """One clause of the unit holds the node's claim, and the unit says more than that clause:
-    the unit adds a clause (a reason, a detail) to the claim. A word slipped into the claim
-    ("Fernando of Matanzas introduced ...") changes the claim itself: PAWS-X calls such pairs
-    different, and so does a reader of a decision log."""
-    split = r"(?<=[.!?;。！？；，,:：])\s*" if lang == "zh" else r"(?<=[.!?;。！？；,:：])\s+"
-    clauses = [c for c in re.split(split, unit_text) if c.strip()]
-    if len(clauses) < 2:
-        return False
-    return any(coverage(head, bag(c), idf) >= need for c in clauses) or \
-        any(coverage(head, bag(" ".join(clauses[:i])), idf) >= need
-            for i in range(2, len(clauses)))
-
-
 def _leads_with(unit_text: str, head: Bag, idf: IdfFn, need: float) -> bool:
     """A sentence of the unit opens with the node's claim: its first terms (the claim's number of
     distinct terms, plus two) hold the claim. "Schema migrations ship in their own deploy,
