@@ -5,6 +5,7 @@ and the facts a merge must agree on (numbers with units, dates, negation, named 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from remelink import mdblocks
@@ -51,6 +52,21 @@ _HOLD, _HELD = "\ue020", "\ue021"  # private use, apart from fenced.py's
 _HELD_RE = re.compile(f"{_HOLD}(\\d+){_HELD}")  # a piece of code held out of the split
 
 
+def around_code(text: str, prose: Callable[[str], str], code: Callable[[str], str]) -> str:
+    """`text` with `prose` applied to its words and `code` to each piece of code in it (an
+    inline span, CommonMark's way, or a folded fenced block), in order."""
+    ranges = [(m.start(), m.end()) for m in fenced.TOKEN_RE.finditer(text)]
+    plain = fenced.TOKEN_RE.sub(lambda m: "\0" * len(m.group(0)), text) if ranges else text
+    ranges += [(start, end) for start, end, _ in mdblocks.code_spans(plain)]
+    pieces, pos = [], 0
+    for start, end in sorted(ranges):
+        if start < pos:
+            continue  # inside a piece already taken
+        pieces += [prose(text[pos:start]), code(text[start:end])]
+        pos = end
+    return "".join([*pieces, prose(text[pos:])])
+
+
 def sentences(text: str, *, clauses: bool = True) -> list[str]:
     """Split prose into sentences; keeps abbreviations and decimals together. With `clauses`
     a semicolon ends a piece too (comparisons want the smallest claims); without it, "Never
@@ -61,18 +77,13 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
     if not text:
         return []
     held: list[str] = []
+
+    def hold(code: str) -> str:
+        held.append(code)
+        return f"{_HOLD}{len(held) - 1}{_HELD}"
+
     if ("`" in text or fenced.START in text) and _HOLD not in text:
-        code = [(m.start(), m.end()) for m in fenced.TOKEN_RE.finditer(text)]
-        plain = fenced.TOKEN_RE.sub(lambda m: "\0" * len(m.group(0)), text)
-        code += [(start, end) for start, end, _ in mdblocks.code_spans(plain)]
-        pieces, pos = [], 0
-        for start, end in sorted(code):
-            if start < pos:
-                continue
-            held.append(text[start:end])
-            pieces += [text[pos:start], f"{_HOLD}{len(held) - 1}{_HELD}"]
-            pos = end
-        text = "".join([*pieces, text[pos:]])
+        text = around_code(text, lambda prose: prose, hold)
     parts = (_SENT_END_RE if clauses else _FULL_END_RE).split(text)
     out: list[str] = []
     for part in parts:
@@ -210,14 +221,7 @@ def clean_statement(text: str) -> str:
     keeps its backticks: what people reuse reaches the node as code (SPEC §4)."""
     text = _ITEM_MARK_RE.sub("", text)
     if "`" in text:  # code keeps its `__init__` and `[x](y)`: only the prose is cleaned
-        spans = mdblocks.code_spans(text)
-        if spans:
-            pieces, pos = [], 0
-            for start, end, _ in spans:
-                pieces += [_clean_prose(text[pos:start]), text[start:end]]
-                pos = end
-            text = "".join([*pieces, _clean_prose(text[pos:])])
-            return " ".join(text.split()).strip()
+        return " ".join(around_code(text, _clean_prose, lambda code: code).split()).strip()
     return " ".join(_clean_prose(text).split()).strip()
 
 
