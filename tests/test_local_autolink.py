@@ -325,3 +325,17 @@ def test_auto_blends_the_embedder_only_where_it_helped(ctx: IntegrationContext) 
     run(ctx, "Pricing cache", "We cache the pricing lookups for ten minutes in Redis.",
         "daily/2026-06-04/d.md")
     assert fake.texts
+
+
+@pytest.mark.parametrize(("a", "b", "shared"), [
+    # A span that is one word names a thing, however it is spelled; so does an identifier.
+    ("Set `noeviction` on the cache.", "Redis 用 `noeviction` 策略。", True),
+    ("Raise `max_connections` to 200.", "把 `max_connections` 调到 200。", True),
+    # The plain words of two command lines are everyone's: `install` names nothing.
+    ("Run `uv tool install jupyterlab` first.", "Then `npm install --save-dev vite`.", False),
+    ("用 `pip install -r requirements.txt` 安装。", "Run `brew install tool` once.", False),
+])
+def test_code_names_a_thing_only_when_written_as_one(a: str, b: str, shared: bool) -> None:
+    from remelink.models.local import relate
+
+    assert relate.shares_names(relate.named(a), relate.named(b)) is shared

@@ -231,3 +231,44 @@ def test_every_body_line_carries_content_from_the_unit(bucket: str, summary: str
         if not line:
             continue
         assert set(re.findall(r"[a-p]+", line)) & source_words, line
+
+
+@pytest.mark.parametrize("text,expected", [
+    # The tool a how-to runs, spelled as its title spells it, before the products it names.
+    ("---\nname: Using jq in an Observable notebook\n---\nI filtered the export with jq.\n\n"
+     "```bash\n$ curl -s https://example.com/items.json | jq '.items'\n```\n",
+     ["jq", "Observable"]),
+    ("---\nname: 用 awk 给每行加前缀\n---\n`awk` 可以给输入的每一行加前缀：\n\n"
+     "```\n% ls *.json | awk '{print \"-f \"$0}'\n```\n", ["awk"]),
+    ("---\nname: Ignoring a line in both flake8 and mypy\n---\nTell both `flake8` and `mypy` "
+     "to ignore the same line.\n", ["flake8", "mypy"]),
+    ("---\nname: Check JavaScript style with Prettier\n---\nCI checks the style.\n\n```sh\n"
+     "npx prettier --check 'static/*.js'\n```\n", ["Prettier", "JavaScript"]),
+    # A Python loop, a comment and a variable run no command; nor does a generic noun.
+    ("---\nname: Loop for a blog app\n---\nThe `app` object serves it.\n\n```python\n# Blog\n"
+     "for app in apps:\n    app.run()\n```\n", []),
+])
+def test_a_how_to_is_tagged_with_the_tool_it_runs(text: str, expected: list[str]) -> None:
+    assert tags.entity_tags(text, [], 3) == expected
+
+
+@pytest.mark.parametrize("line,wrong", [
+    ("Let's convert a point within San Francisco to WKB.", "Let"),
+    ("Getting started with tree-sitter is covered by two posts.", "Getting"),
+    ("Context: Having loaded the JSON, some rows had a GPS value.", "Having"),
+    ("It intercepts calls to a path and returns \"Hello World\" to the page.", "World"),
+    ("I wanted to use it in a GitHub Action, so the action workflow needs the key.", "Action"),
+    ("- Log Users Out of Auth0 describes how to log them out.", "Out of Auth0"),
+    ("This relates to [[digest/wiki/twitter.md|Exporting a Twitter Spaces recording]].",
+     "Twitter Spaces"),
+])
+def test_a_common_word_a_quotation_or_another_nodes_title_is_no_tag(line: str,
+                                                                    wrong: str) -> None:
+    got = tags.entity_tags(f"---\nname: x\n---\n{line}\n", [], 5)
+    assert wrong not in got, got
+
+
+def test_a_product_of_several_words_is_one_tag() -> None:
+    text = ("---\nname: Job summaries\n---\nThe workflow runs on GitHub Actions and writes a "
+            "summary. GitHub Actions shows it on the run page.\n")
+    assert tags.entity_tags(text, [], 3) == ["GitHub Actions"]

@@ -169,11 +169,15 @@ def named(text: str) -> tuple[set[str], set[str]]:
         if token.replace(".", "").replace(",", "").isdigit() or len(token) <= 2:
             continue
         (idents if decide.is_identifier(token) else names).add(token)
-    # What a note sets as code is an identifier however it is spelled (`noeviction`); a word
-    # joined by hyphens (`idem-redis`, `payout-runner`) usually names a system.
+    # What a note sets as code on its own is an identifier however it is spelled
+    # (`noeviction`); in a longer span (`uv tool install`) only what is written like one:
+    # the plain words of a command line are everyone's ("also names install"). A word joined
+    # by hyphens (`idem-redis`, `payout-runner`) usually names a system.
     for span in _CODE_RE.findall(text):
-        idents |= {t.casefold() for t in _TOKEN_RE.findall(span) if len(t) > 2
-                   and not t.replace(".", "").isdigit()}
+        tokens = _TOKEN_RE.findall(span)
+        idents |= {t.casefold() for t in tokens if len(t) > 2
+                   and not t.replace(".", "").isdigit()
+                   and (len(tokens) == 1 or decide.is_identifier(t))}
     names |= {w.casefold() for w in _HYPHENED_RE.findall(text)} - idents
     return idents, names
 

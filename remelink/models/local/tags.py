@@ -3,16 +3,23 @@ no tag rather than a wrong one.
 
 A capitalised word is an entity only where English does not capitalise common words: not at
 the start of a sentence, a line, a list item or after a label colon ("Cause: KEYS blocks ..."),
-unless a verb of saying or wanting follows ("Alice prefers ..."). Words in all capitals
-(`KEYS`, `SCAN`, `MB`, `CD`, `API`), inline code, link paths, the Sources section, dates and
-units are never tags. A word after "in / at / to / from / near" is a place and left out
-(places are not in the list). People come first: a node about Priya is tagged Priya.
-Existing vault tags the node mentions are reused with their spelling.
+unless a verb of saying or wanting follows ("Alice prefers ..."). A word the node also writes
+in lower case ("Action" beside "the action workflow") is a common word; a gerund opening a
+sentence ("Getting started", "Having loaded") does nothing a person does; a quoted phrase
+("Hello World") is a quotation; a capitalised phrase whose head is a common word ("Log Users
+Out of Auth0") is the title of a page, not a name. Words in all capitals (`KEYS`, `SCAN`,
+`MB`, `CD`, `API`), inline code, link paths, the Sources section, dates and units are never
+tags. A word after "in / at / to / from / near" is a place and left out (places are not in
+the list). People come first: a node about Priya is tagged Priya. Then the tool a technical
+node is about: a word of its title that its own code runs as a command (`jq` in "Using jq in
+an Observable notebook" with `jq '.items'` in a block). Existing vault tags the node mentions
+are reused with their spelling.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from remelink.models.local import text as tx
 
@@ -33,9 +40,25 @@ support security quality performance""")
 _PLACE_NOUNS = tx.word_set("""office offices branch site campus area region airport beach park
 coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
-_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z]+[A-Z][\w]*|[A-Z][a-z][\w-]*"
+# A capitalised word, or a phrase of them with "of / the / de" between ("GitHub Actions",
+# "Read the Docs"); a word with a capital inside ("macOS", "iPhone").
+_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z][\w-]*"
                       r"(?:(?:\s+(?:of|the|de)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)"
                       r"(?![\w-])")
+_CONNECTORS = frozenset(("of", "the", "de"))
+# Quoted text up to a few words: a quotation ("Hello World"), not a name.
+_QUOTED_RE = re.compile(r"[\"“]([^\"“”\n]{1,60})[\"”]")
+# Words of a title that a command line may start with but that name no tool: English's
+# closed-class words, shell and language keywords, and the generic nouns of software (`app`,
+# `data`) that a program names its variables after.
+_NO_TOOL = tx.word_set("""a an the of for to in on at by with from into onto via and or not
+but if then else while as is are be do does did can use using run running how what why when
+where which who this that these those it its my your our their all any each every some no
+new get set let var const def class import return select insert update delete create drop
+print echo cd export sudo source exec env true false null none app apps file files data code
+script scripts test tests tool tools server project page pages blog function module package
+command query table database issue issues user users key keys value values object string
+list""")
 _CJK_NAME_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([小老阿][\u4e00-\u9fff]|"
                           r"[\u4e00-\u9fff]{2,3}?)(?=希望|喜欢|更喜欢|不喜欢|偏好|说|认为|提出|要求|"
                           r"负责|习惯|建议|下个月|下周|明天|今天|开始|加入|离职|调到|搬到|接手)")
@@ -46,7 +69,7 @@ Corrected Sources Source Thanks Hey Hi Hello Yes Yeah Wow Great Awesome Cool Nic
 Good Happy Morning Evening Night Weekend Week Month Year Christmas Thanksgiving Easter
 Halloween English Chinese American European British French German Spanish Italian Japanese
 Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV
-Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
+Let Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
 
 
 def _prose(text: str) -> str:
@@ -66,7 +89,7 @@ def _prose(text: str) -> str:
     # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
     prose = re.sub(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", " ", prose,
                    flags=re.M | re.S)
-    prose = re.sub(r"!?\[\[[^\]|]*\|([^\]]*)\]\]", r"\1", prose)
+    # A link names another node: its title says nothing about who or what this node is about.
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
     prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)
     return prose
@@ -110,14 +133,21 @@ def _first_name_acting(name: str, prose: str, end: int) -> bool:
 def candidates(text: str) -> dict[str, tuple[int, bool]]:
     """Entity names of a node with (count, is a person)."""
     prose = _prose(text)
+    lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
+    quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]
     found: dict[str, tuple[int, bool]] = {}
     for m in _WORD_RE.finditer(prose):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # returns "Hello World": a quotation
         name = re.sub(r"\s+", " ", m.group(1)).strip()
         words = name.split(" ")
+        head = len(words)
         while words and words[0] in _NOT_NAMES:
             words = words[1:]
         if not words:
             continue
+        if len(words) < head and _CONNECTORS & set(words):
+            continue  # "Log Users Out of Auth0": a page's title whose head is a common word
         name = " ".join(words)
         if name in _NOT_NAMES or name.isupper() or len(name) < 2:
             continue
@@ -126,11 +156,17 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         possessive = prose[start + len(name):start + len(name) + 2] in ("'s", "’s")
         if name.lower() in _COMMON_NOUNS:
             continue  # "Nature's great", "Much has happened": common words opening a sentence
+        opens = _starts_sentence(prose, start)
+        if opens and len(words) == 1 and name.endswith("ing"):
+            continue  # "Getting started", "Having loaded": a gerund, nobody acting
         person = len(words) == 1 and (follows in _ACTOR or possessive or
                                       _first_name_acting(name, prose, start + len(name)))
         acting = follows.endswith("ed") and len(follows) > 4  # "Acme escalated ..."
-        if _starts_sentence(prose, start) and not person and not acting:
+        if opens and not person and not acting:
             continue  # "Roll back a deploy": a capital that only opens a sentence is no name
+        capital = re.findall(rf"(?<![\w'’-]){re.escape(name)}(?![\w'’-])", prose)
+        if not person and len(words) == 1 and lower[name.lower()] >= max(1, len(capital)):
+            continue  # "Action" beside "the action workflow", as often in lower case: a common word
         before = {_prev_word(prose, m.start()), _prev_word(prose, start)}
         if m.start() > 4 and _prev_word(prose, m.start()) in ("the", "a"):
             before.add(_prev_word(prose, m.start() - len(_prev_word(prose, m.start())) - 1))
@@ -154,9 +190,57 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
     return found
 
 
+_FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+_SHELLS = frozenset(("", "bash", "sh", "shell", "console", "zsh", "fish", "shell-session",
+                     "sh-session", "terminal", "powershell", "ps", "cmd", "bat"))
+_PROMPT_RE = re.compile(r"^\s*(?:\$|%|>)\s+")
+_COMMAND_RE = re.compile(r"(?:^|\||&&|;|\$\()\s*([a-z][\w.+-]*)(?=\s|$)", re.M)
+# Commands that run the command after them: `npx prettier`, `uv run pytest`, `python -m pip`.
+_RUNNER_RE = re.compile(r"\b(?:npx|uvx|pipx run|bunx|pnpm dlx|npm exec|uv run|poetry run|"
+                        r"pipenv run|python3? -m|sudo|time|exec)\s+([a-z][\w.+-]*)(?=\s|$)")
+
+
+def tools(text: str) -> list[str]:
+    """The tools a technical node is about: words of its title (`name`) that its own code runs
+    as a command, in a shell block (`jq '.items'`, `$ uv tool install ...`, `ls | awk ...`) or
+    as an inline span of its own (`flake8`), spelled as the title spells them. Closed-class
+    words and keywords (`for`, `select`, `export`) are no tool."""
+    title = ""
+    body = text
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end != -1:
+            m = re.search(r"^name:\s*(.+)$", text[3:end], re.M)
+            title = m.group(1).strip("'\" ") if m else ""
+            body = text[end + 4:]
+    body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
+    commands: set[str] = set()
+    for block in _FENCE_RE.finditer(body):
+        if block.group(2).strip().split(maxsplit=1)[:1] not in ([], *([s] for s in _SHELLS)):
+            continue
+        for line in block.group(3).splitlines():
+            line = _PROMPT_RE.sub("", line)
+            commands.update(_COMMAND_RE.findall(line), _RUNNER_RE.findall(line))
+    prose = _FENCE_RE.sub(" ", body)
+    plain = set(re.findall(r"(?<![\w`.-])[a-z][\w+-]*(?![\w`-])", re.sub(r"`[^`\n]*`", " ", prose)))
+    # An inline span that is the word alone (`awk`), when the prose never uses it as a word.
+    commands.update(span for span in (s.strip().lower() for s in re.findall(r"`([^`\n]+)`", prose))
+                    if span not in plain)
+    out: list[str] = []
+    words = re.findall(r"(?<![\w.+-])[A-Za-z][\w+-]*(?:\.[A-Za-z][\w+-]*)*", title)
+    for i, word in enumerate(words):
+        if word.lower() in commands and word.lower() not in _NO_TOOL and len(word) > 1:
+            if i == 0 and word[1:].islower():
+                word = word.lower()  # "Pytest coverage with context": the title's capital
+            if word not in out:
+                out.append(word)
+    return out
+
+
 def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
-    """Tags for a node: the people it is about first, then organisations, projects and
-    products it names; existing vault tags it mentions keep their spelling."""
+    """Tags for a node: the people it is about first, then the tools it runs (`tools`), then
+    organisations, projects and products it names; existing vault tags it mentions keep their
+    spelling."""
     found = candidates(text)
     prose = _prose(text).lower()
     out: list[str] = []
@@ -166,7 +250,9 @@ def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
         if probe in {n.lower() for n in found} and tag not in out and probe in prose:
             out.append(tag)
     ranked = sorted(found.items(), key=lambda kv: (not kv[1][1], -kv[1][0], kv[0]))
-    for name, _ in ranked:
+    people = [name for name, (_, person) in ranked if person]
+    others = [name for name, (_, person) in ranked if not person]
+    for name in [*people, *tools(text), *others]:
         if any(name.casefold() == t.replace("_", " ").casefold() for t in out):
             continue
         out.append(name)
