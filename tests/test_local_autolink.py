@@ -339,3 +339,24 @@ def test_code_names_a_thing_only_when_written_as_one(a: str, b: str, shared: boo
     from remelink.models.local import relate
 
     assert relate.shares_names(relate.named(a), relate.named(b)) is shared
+
+
+def test_a_name_most_of_the_vault_writes_links_nothing() -> None:
+    """"Datasette" in a vault of Datasette notes is its common word (as SilverBullet in the
+    SilverBullet docs): read back from the index's IDF, it evidences no link; a name few
+    nodes write still does. With no index statistics bound, nothing is filtered."""
+    from remelink.index.core import bm25_idf
+    from remelink.models.local import relate
+
+    df = {"datasette": 30, "spatialite": 2, "sqlite": 25, "mod_spatialite": 2}
+    idf = lambda term: bm25_idf(40, df.get(term, 0))  # noqa: E731
+    assert relate.vault_share("Datasette", idf) == pytest.approx(0.75)
+    assert relate.vault_share("spatialite", idf) == pytest.approx(0.05)
+    common = ("We load it into Datasette and SQLite.", "It runs in Datasette with SQLite.")
+    rare = ("Datasette loads `mod_spatialite`.", "SpatiaLite: `mod_spatialite` again.")
+    for (a, b), linked in ((common, False), (rare, True)):
+        mine = relate._specific(relate.named(a), idf)
+        theirs = relate._specific(relate.named(b), idf)
+        assert relate.shares_names(mine, theirs) is linked
+    assert relate.shares_names(relate._specific(relate.named(common[0]), decide.default_idf),
+                               relate._specific(relate.named(common[1]), decide.default_idf))

@@ -22,6 +22,7 @@ the two buckets.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -187,6 +188,32 @@ _TOKEN_RE = re.compile(r"[A-Za-z][\w.&/+:-]*[\w&+]")
 _HYPHENED_RE = re.compile(r"(?<![\w-])[a-z][a-z0-9]{2,}(?:-[a-z0-9]{2,})+(?![\w-])")
 
 
+# A term no text writes: its IDF is the vault's largest, which says how many nodes there are.
+_UNSEEN = "\u2063unseen\u2063"
+COMMON_SHARE = 0.1  # a name more than one node in ten writes is the vault's common word
+_MIN_NODES = 20  # below this a share says nothing
+
+
+def vault_share(token: str, idf: decide.IdfFn) -> float:
+    """The share of the vault's nodes that write `token`, read back from the index's BM25
+    IDF (`index.core.bm25_idf`); 0 when no index statistics are bound or the vault is small."""
+    top = math.exp(idf(_UNSEEN)) - 1  # (n + 0.5) / 0.5
+    n = 0.5 * top - 0.5
+    if n < _MIN_NODES:
+        return 0.0
+    e = math.exp(idf(token.casefold())) - 1
+    return max(0.0, (n + 0.5 - 0.5 * e) / (e + 1)) / n
+
+
+def _specific(named_: tuple[set[str], set[str]],
+              idf: decide.IdfFn) -> tuple[set[str], set[str]]:
+    """The identifiers and names that say what a node is about in this vault: not those most
+    of its nodes write ("Datasette" in a vault of Datasette notes, as "SilverBullet" in the
+    SilverBullet docs). Never through a common word, the vault's common words included."""
+    return ({t for t in named_[0] if vault_share(t, idf) <= COMMON_SHARE},
+            {t for t in named_[1] if vault_share(t, idf) <= COMMON_SHARE})
+
+
 def shares_names(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> bool:
     """One identifier in common, or two names."""
     return bool(a[0] & b[0]) or len((a[0] | a[1]) & (b[0] | b[1])) >= 2
@@ -270,13 +297,13 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
         if _name_in(whole, name, lang, idf) or shares_entity or \
                 _names_share(unit_name, name, idf):
             add(path, "term")
-    mine = named(raw_text)
+    mine = _specific(named(raw_text), idf)
     if mine[0] or len(mine[1]) >= 2:
         for path in candidates:
             note = notes.get(path)
             text = _prose(note.body) if note is not None else \
                 f"{names.get(path, '')} {descriptions.get(path, '')}"
-            theirs = named(f"{names.get(path, '')} {text}")
+            theirs = _specific(named(f"{names.get(path, '')} {text}"), idf)
             if shares_names(mine, theirs):
                 add(path, "named", _spelled(raw_text, mine, theirs))
     unit_words = _topic_words(raw_text)
