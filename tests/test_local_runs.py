@@ -203,3 +203,38 @@ def test_a_debugging_log_written_as_prose_is_one_runbook(body: str, symptom: str
     assert len(found) == 1, [u["name"] for u in found]
     assert found[0]["bucket"] == "procedure" and symptom in str(found[0]["summary"])
     assert all(p in said(found[0]) for p in parts)
+
+
+LISTING_EN = """# Design review — ledger export API
+
+Feedback on the design itself:
+- Export is async: the POST returns 202 and an export id, the client polls for the file.
+- Files land in S3 as Parquet, and the signed URL stays valid for one hour.
+- Max export range is 31 days per request.
+"""
+
+LISTING_ZH = """# 导出接口设计评审
+
+对设计本身的意见：
+- 导出是异步的，POST 返回 202 和导出编号，客户端轮询结果。
+- 文件以 Parquet 格式存放在 S3 上，签名链接有效期一小时。
+- 每次请求最多导出 31 天的数据。
+"""
+
+
+@pytest.mark.parametrize("body, name, points", [
+    (LISTING_EN, "Design review — ledger export API", ("202", "Parquet", "31 days")),
+    (LISTING_ZH, "导出接口设计评审", ("202", "Parquet", "31 天")),
+])
+def test_a_lead_ins_points_are_kept_and_named_by_their_topic(
+        body: str, name: str, points: tuple[str, ...]) -> None:
+    """The points a lead-in introduces are what the note states, cue words or not, and the
+    unit is named by the note's topic, not by one of its points."""
+    found = units(body)
+    assert [u["name"] for u in found] == [name]
+    assert all(p in said(found[0]) for p in points)
+
+
+def test_a_dated_title_does_not_name_a_topic() -> None:
+    found = units(REVIEW_EN.replace("# Code review of the fee-service refactor", "# Thursday"))
+    assert len(found) == 1 and found[0]["name"] != "Thursday"

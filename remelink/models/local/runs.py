@@ -93,6 +93,12 @@ def _continues(run: list[Piece], piece: Piece) -> bool:
         and heads[-1] < len(run) - 1
 
 
+def is_listing(run: list[Piece]) -> bool:
+    """The run is a lead-in line and the list it introduces (at least two items)."""
+    heads = [i for i, p in enumerate(run) if p.kind not in ("item", "num")]
+    return bool(heads) and _leads_in(run[heads[-1]].text) and len(run) - heads[-1] > 2
+
+
 def _leads_in(text: str) -> bool:
     """It ends on a colon, and what it introduces is not its own code block."""
     return not fenced.ends_with_block(text.rstrip()) and \

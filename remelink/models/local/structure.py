@@ -229,7 +229,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             [c for c in found.out if c.kind not in ("lesson",) and c not in procedures
              and not any(c is i for i in inside)], ""
     if note.path.startswith(DAILY):
-        _runs(found)
+        _runs(found, note, title, parts, index)
     _attach(found, note, index)
     if not note.path.startswith(DAILY):
         _topics(found, note, title, parts, procedures, index)
@@ -310,13 +310,49 @@ def _read(found: _Note, before: tuple[int, int, int], piece: runs.Piece) -> None
     found.pieces.append(piece)
 
 
-def _runs(found: _Note) -> None:
+# A heading that dates a note (`standup mon 9 feb`, `周五`, `上海周会 2/11`) names no topic.
+_DATED_RE = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b\d{1,2}\s*(?:jan|feb|mar|"
+                       r"apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,2}[/.-]\d{1,2}|周[一二三四五"
+                       r"六日天]|星期|\d+\s*月\s*\d+\s*日", re.I)
+
+
+def _labels(heading: str) -> bool:
+    """A heading that labels its part (one word, a short Chinese noun, `What I checked`)."""
+    if tx.is_cjk_text(heading):
+        return len(re.findall(f"[{tx.CJK}]", heading)) <= 3
+    return len(heading.split()) == 1 or bool(re.match(r"what (?:i|we)\b", heading, re.I))
+
+
+def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], index: int
+          ) -> None:
     """One node per topic in a daily note (runs.py): the statements of a run become one unit,
-    led by the first that can be read alone."""
+    led by the first that can be read alone. The points of a list that a lead-in introduces
+    (a review's, a talk's) are about what their section, or the note, is about: its heading
+    names the unit when it names a topic (not a label, a kind of section or a date); they are
+    what the note states about it, cue words or not (SPEC §8)."""
     gone: list[Candidate] = []
     for run in runs.cut(found.pieces):
+        stated = [p for p in run if p.kind in ("item", "num") and _long_enough(p.text)
+                  and not _is_chatter(p.text)]
+        if runs.is_listing(run) and len(stated) >= 2 and all(p.cand is None for p in run):
+            first = stated[0]
+            first.cand = Candidate(kind="finding", bucket="wiki", name=tx.title_from(first.text),
+                                   statement=first.text, points=[], paths=[note.path],
+                                   weight=_WEIGHT["finding"], order=(index, first.section),
+                                   roles={note.path: "finding"})
+            found.out.append(first.cand)
         kept = runs.unit_of(run)
         gone += [p.cand for p in run if p.cand is not None and p.cand is not kept]
+        if kept is not None and runs.is_listing(run):
+            section = parts[run[0].section]
+            heading = section.heading if section.level >= 2 else title
+            name = tx.without_code_marks(tx.drop_parentheticals(tx.clean_statement(heading)))
+            name = _GENERIC_TITLE_RE.sub("", name.strip(" #:：")).strip()
+            if len(name.split()) > 10 or len(name) > 60:
+                name = tx.title_from(name)
+            if name and tx.heading_kind(heading) == "neutral" and not _labels(name) and \
+                    not _DATED_RE.search(heading):
+                kept.name = name
     found.out = [c for c in found.out if not any(c is g for g in gone)]
 
 
