@@ -140,13 +140,28 @@ def unit_of(run: list[Piece]) -> Candidate | None:
             if refers_back(lead.name):
                 lead.name = tx.title_from(run[start].text)
     points: list[str] = []
+    listing = is_listing(run)
+    if listing:
+        # A list and what introduces it: the list reads in its order, first item first; the
+        # lines before it (who reviewed, what the points are about) are its context.
+        first = next(p for p in run if p.kind in ("item", "num") and not unfinished(p.text))
+        if first.cand is not lead:
+            own = lead.statement
+            lead.statement = first.cand.statement if first.cand is not None else first.text
+            for p in run:
+                if p.cand is lead:
+                    p.text = own
+        heads = [p for p in run if p.kind not in ("item", "num")]
+        points += [f"context: {p.text.rstrip().rstrip(':：').rstrip()}" for p in heads]
     for p in run:
-        if p.cand is lead or p.text in lead.statement:
+        if (p.cand is lead and not listing) or p.text in lead.statement:
+            continue
+        if listing and p.kind not in ("item", "num"):
             continue
         if unfinished(p.text) and not p.text.rstrip().endswith((":", "：")):
             continue  # a fragment with nothing after it says nothing
         mark = "- " if p.kind in ("item", "num") else ""
-        statement = p.cand.statement if p.cand is not None else p.text
+        statement = p.text if p.cand is lead or p.cand is None else p.cand.statement
         points.append(f"text: {mark}{statement}")
         if p.cand is not None:
             points += [q for q in p.cand.points if not q.startswith("text: ") and
