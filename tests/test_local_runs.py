@@ -143,6 +143,7 @@ def test_a_fragment_is_joined_to_its_topic(body: str, fragment: str | None, join
     ("It should return 200 with an empty list.", True),
     ("This is the wall the doc talks about.", True),
     ("Clients treat 404 as a broken route.", False),
+    ("There must be a runbook link on every alert.", False),
     ("She wants design docs to be at most four pages.", False),  # a person, resolved elsewhere
     ("应该返回 200 和空列表。", True),
     ("这个要先在测试库验证一下。", True),

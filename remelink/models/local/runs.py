@@ -38,8 +38,9 @@ class Piece:
 
 
 # An English statement that opens by pointing back at what came before it.
-_BACK_EN = tx.word_set("""it its it's this that these those such so which then here there
-                          thus hence otherwise instead""")
+# (`There is ...`, `Here's how` open a statement of their own, or point forward.)
+_BACK_EN = tx.word_set("""it its it's this that these those such so which then thus hence
+                          otherwise instead""")
 # A Chinese statement that opens with a demonstrative or with no subject of its own (a modal or
 # a connective first: the subject is the previous statement's).
 _BACK_ZH_RE = re.compile(
