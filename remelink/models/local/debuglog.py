@@ -29,14 +29,15 @@ _FIX_RE = re.compile(
     r"blocked|block|rotated|rotate|deployed|deploy|enabled|enable|purged|purge)\b|"
     r"^(?:关闭|替换|回滚|重启|修复|扩容|升级|删除|增加|改为|切换|禁用|重新发布)", re.I)
 _LABEL_RE = re.compile(
-    r"^(?P<label>symptoms?|root cause|cause|fix(?:ed by)?|resolution|solution|"
+    r"^(?P<label>symptoms?|root cause|cause|fix(?:ed by)?|resolution|solution|mitigation|"
     r"lessons?(?: learned)?|takeaways?|result|outcome|impact|"
-    r"现象|症状|根因|原因|修复|解决|教训|经验|结果)\s*[:：]\s*"
+    r"现象|症状|根因|原因|修复|解决|处理|教训|经验|改进|结果)\s*[:：]\s*"
     r"(?P<text>.+)$", re.I)
 _LABEL_KIND = {"symptom": "symptom", "symptoms": "symptom", "impact": "symptom", "现象": "symptom",
                "症状": "symptom", "root cause": "cause", "cause": "cause", "根因": "cause",
                "原因": "cause", "fix": "fix", "fixed by": "fix", "resolution": "fix",
-               "solution": "fix", "修复": "fix", "解决": "fix", "result": "outcome",
+               "solution": "fix", "mitigation": "fix", "修复": "fix", "解决": "fix",
+               "处理": "fix", "result": "outcome",
                "outcome": "outcome", "结果": "outcome"}
 
 
@@ -47,7 +48,7 @@ def label_of(text: str) -> tuple[str, str] | None:
         return None
     label = m.group("label").lower()
     kind = _LABEL_KIND.get(label, "lesson" if label.startswith(("lesson", "takeaway", "教训",
-                                                                 "经验")) else "")
+                                                                 "经验", "改进")) else "")
     return (kind, m.group("text").strip()) if kind else None
 
 

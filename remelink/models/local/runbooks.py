@@ -39,11 +39,20 @@ def procedure(note: Note, section: Section, blocks: list[tuple[str, str]], title
 
 
 def debug_runbook(note: Note, title: str, attached: list[tuple[str, str]],
-                  steps: list[tuple[str, str]], failures: list[str], index: int) -> Candidate:
+                  steps: list[tuple[str, str]], failures: list[str], index: int,
+                  told: list[str] | None = None) -> Candidate:
+    """The log's runbook; `told` is what the note says outside its labelled parts and steps
+    (in order): with no symptom labelled, its first statement is the symptom (a log opens on
+    what was seen), the rest is the diagnosis."""
     points: list[str] = []
     by_kind: dict[str, list[str]] = {}
     for kind, text in attached:
         by_kind.setdefault(kind, []).append(text)
+    told = list(told or [])
+    if told and "symptom" not in by_kind:
+        by_kind["symptom"] = [told.pop(0)]
+    said = {t for _, t in attached} | {t for _, t in steps}
+    steps = [("investigation", t) for t in told if t not in said] + steps
     for kind in ("symptom", "cause"):
         for text in by_kind.get(kind, []):
             points.append(f"{kind}: {text}")

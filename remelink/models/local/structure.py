@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from remelink.models.local import debuglog, decide, fenced, people, runbooks, sections
+from remelink.models.local import debuglog, decide, fenced, people, runbooks, runs, sections
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
@@ -133,6 +133,8 @@ class _Note:
     listed: set[int] = field(default_factory=set)  # ids of the items written as list items
     quoted: set[int] = field(default_factory=set)  # ids of the items read in a quote
     block: str = ""  # the kind of block being read (`item`, `num`, `para`)
+    blocks: int = 0  # blocks read so far (the id of the one being read)
+    pieces: list[runs.Piece] = field(default_factory=list)  # a daily note's statements
     intro: int = 0  # paragraphs read before the first second-level heading
 
 
@@ -173,6 +175,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
         local = kind
         for k, raw in blocks:
             found.block = "aside" if k == "para" and _aside(raw) else k
+            found.blocks += 1
             if k == "para" and found.intro <= INTRO:
                 found.intro = found.intro + 1 if section.level < 2 else INTRO + 1
             text = tx.clean_statement(raw)
@@ -183,7 +186,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                     found.debug_kinds.append(label[0])
                 text = label[1][:1].upper() + label[1][1:]
                 if not text:
-                    continue  # "We agreed:" heads the items below it
+                    # "We agreed:" heads the items below it; it says what kind they are (each
+                    # its own), not what they are about (runs.py).
+                    continue
             elif k == "para" and kind != local and not raw.startswith((" ", "\t")):
                 local = kind
             if k == "item" and _TASK_RE.match(text):
@@ -197,7 +202,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                 if people.about_person(piece, subject or person) and not _is_chatter(piece):
                     _person_fact(found, note, piece, index, s_index)
                     continue
+                before = (len(found.out), len(found.attached), len(found.failures))
                 _statement(found, note, piece, local, index, s_index)
+                _read(found, before, runs.Piece(s_index, found.blocks, k, piece, None))
     if procedures and found.failures:
         procedures[-1].points += [f"failure: {f}" for f in found.failures]
     elif found.failures:
@@ -212,9 +219,17 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
         for cand in procedures:
             found.steps += [("investigation", p.split(": ", 1)[1]) for p in cand.points
                             if p.startswith("step: ")]
+        # What the log tells between its labelled parts (what was tried, what it showed) is
+        # its diagnosis, in the note's order; the log opens on what was seen.
+        told = [p for p in found.pieces if _prose(p.text) and not runs.unfinished(p.text)
+                and (p.cand is None or p.cand.kind not in ("lesson", "fact"))]
+        inside = [p.cand for p in told if p.cand is not None]
         return [runbooks.debug_runbook(note, title, found.attached, found.steps,
-                                       found.failures, index)] + \
-            [c for c in found.out if c.kind not in ("lesson",) and c not in procedures], ""
+                                       found.failures, index, [p.text for p in told])] + \
+            [c for c in found.out if c.kind not in ("lesson",) and c not in procedures
+             and not any(c is i for i in inside)], ""
+    if note.path.startswith(DAILY):
+        _runs(found, note, title, parts, index)
     _attach(found, note, index)
     if not note.path.startswith(DAILY):
         _topics(found, note, title, parts, procedures, index)
@@ -284,6 +299,63 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     found.out.sort(key=lambda c: c.order)
 
 
+def _read(found: _Note, before: tuple[int, int, int], piece: runs.Piece) -> None:
+    """Keep what one statement gave for the cut into runs: its candidate, or the statement
+    itself when it was a passing mention (it may be what a later statement refers back to);
+    background, reasons and failure modes go to their decisions (_attach), chatter nowhere."""
+    if len(found.out) > before[0]:
+        piece.cand = found.out[-1]
+    elif (len(found.attached), len(found.failures)) != before[1:] or _is_chatter(piece.text):
+        return
+    found.pieces.append(piece)
+
+
+# A heading that dates a note (`standup mon 9 feb`, `周五`, `上海周会 2/11`) names no topic.
+_DATED_RE = re.compile(r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\b\d{1,2}\s*(?:jan|feb|mar|"
+                       r"apr|may|jun|jul|aug|sep|oct|nov|dec)|\d{1,2}[/.-]\d{1,2}|周[一二三四五"
+                       r"六日天]|星期|\d+\s*月\s*\d+\s*日", re.I)
+
+
+def _labels(heading: str) -> bool:
+    """A heading that labels its part (one word, a short Chinese noun, `What I checked`)."""
+    if tx.is_cjk_text(heading):
+        return len(re.findall(f"[{tx.CJK}]", heading)) <= 3
+    return len(heading.split()) == 1 or bool(re.match(r"what (?:i|we)\b", heading, re.I))
+
+
+def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], index: int
+          ) -> None:
+    """One node per topic in a daily note (runs.py): the statements of a run become one unit,
+    led by the first that can be read alone. The points of a list that a lead-in introduces
+    (a review's, a talk's) are about what their section, or the note, is about: its heading
+    names the unit when it names a topic (not a label, a kind of section or a date); they are
+    what the note states about it, cue words or not (SPEC §8)."""
+    gone: list[Candidate] = []
+    for run in runs.cut(found.pieces):
+        stated = [p for p in run if p.kind in ("item", "num") and _long_enough(p.text)
+                  and not _is_chatter(p.text)]
+        if runs.is_listing(run) and len(stated) >= 2 and all(p.cand is None for p in run):
+            first = stated[0]
+            first.cand = Candidate(kind="finding", bucket="wiki", name=tx.title_from(first.text),
+                                   statement=first.text, points=[], paths=[note.path],
+                                   weight=_WEIGHT["finding"], order=(index, first.section),
+                                   roles={note.path: "finding"})
+            found.out.append(first.cand)
+        kept = runs.unit_of(run)
+        gone += [p.cand for p in run if p.cand is not None and p.cand is not kept]
+        if kept is not None and runs.is_listing(run):
+            section = parts[run[0].section]
+            heading = section.heading if section.level >= 2 else title
+            name = tx.without_code_marks(tx.drop_parentheticals(tx.clean_statement(heading)))
+            name = _GENERIC_TITLE_RE.sub("", name.strip(" #:：")).strip()
+            if len(name.split()) > 10 or len(name) > 60:
+                name = tx.title_from(name)
+            if name and tx.heading_kind(heading) == "neutral" and not _labels(name) and \
+                    not _DATED_RE.search(heading):
+                kept.name = name
+    found.out = [c for c in found.out if not any(c is g for g in gone)]
+
+
 def _join(runbook: Candidate, item: Candidate | str) -> None:
     """A statement or line joins a runbook as a point, unless the runbook already says it (its
     lead paragraph, the lines after its steps)."""
@@ -340,6 +412,10 @@ def _opening(parts: list[sections.Section]) -> str:
 
 
 def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_index: int) -> None:
+    if kind in ("fix", "investigation"):
+        # A labelled line (`Fix: ...`): a step if the note is a debugging log, else read as
+        # any other line (`Solution:` before a how-to's code).
+        found.steps.append((kind, piece))
     if kind in _ATTACHED or (kind in ("neutral", "lesson") and _FOLLOWUP_RE.match(piece)):
         if _long_enough(piece) or _FOLLOWUP_RE.match(piece):
             found.attached.append(("followup" if _FOLLOWUP_RE.match(piece) else kind, piece))
