@@ -159,6 +159,25 @@ def test_titles_are_the_abstraction_never_a_label_or_a_pronoun(note: str, title:
     assert unit["name"] == title
 
 
+@pytest.mark.parametrize("path,note,title", [
+    # The person of a 1:1 is named by its first line or its file when it has no heading.
+    ("daily/2026-03-23/1on1-ines.md", "1:1 w/ Felix — 23 Mar\n\n- She prefers runbooks with "
+     "a verification step.\n", "Felix prefers runbooks with a verification step"),
+    ("daily/2025-11-17/1on1-olu.md", "- He prefers notebooks to stay out of the main repo.\n",
+     "Olu prefers notebooks to stay out of the main repo"),
+    ("daily/2026-02-17/1on1-陈静.md", "# 1:1 陈静 2/17\n\n- 她更喜欢在设计文档里直接评论。\n",
+     "陈静更喜欢在设计文档里直接评论"),
+    # A statement with no subject that opens with what only a person does is theirs.
+    ("daily/2026-03-23/1on1-ines.md", "1:1 Ines — 23 Mar\n\n- Wants a second SRE for the "
+     "April rotation.\n", "Ines wants a second SRE for the April rotation"),
+    ("daily/2026-02-17/n.md", "# 1:1 赵敏\n\n- 希望发布单大家提前一天提交。\n",
+     "赵敏希望发布单大家提前一天提交"),
+])
+def test_a_pronoun_or_a_missing_subject_is_the_person_the_note_is_about(path: str, note: str,
+                                                                       title: str) -> None:
+    assert first_unit(note, path)["name"] == title
+
+
 @pytest.mark.parametrize("note", [
     "# Sync\n\n## Context\nTwo deploys paged the on-call engineer over the weekend last month.\n",
     "# Sync\n\n## Why\nA Friday deploy leaves nobody around to watch the rollout.\n",

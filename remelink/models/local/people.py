@@ -15,8 +15,11 @@ import re
 
 from remelink.models.local import text as tx
 
-_TITLE_RE = re.compile(r"\b(?:with|1:1|1-1|1on1|and|for)\s+([A-Z][a-z]+)"
+_TITLE_RE = re.compile(r"\b(?:with|w/|1:1|1-1|1on1|and|for)\s+([A-Z][a-z]+|[\u4e00-\u9fff]{2,3})"
                        r"(?:\s+and\s+([A-Z][a-z]+))?")
+# A file named for a 1:1 (`1on1-olu.md`, `1on1-陈静.md`, `one-on-one_dana.md`).
+_FILE_RE = re.compile(r"(?:1on1|1-1|one-on-one)[-_ ]+([a-z]+|[\u4e00-\u9fff]{2,3})(?![a-z])",
+                      re.I)
 # Spaces within the line only: `^\s*` under re.M crossed newlines, so a note of blank lines
 # was scanned from every line to its end (quadratic).
 _ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|参会|出席|与会)[ \t]*[:：]"
@@ -27,6 +30,11 @@ _SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)
 _ZH_SUBJECT_RE = re.compile(r"(?:^|[。！？\n]|[-*+]\s*)([\u4e00-\u9fff]{2,3}?)(?:希望|喜欢|更喜欢|"
                             r"偏好|说|认为|提出|要求|负责|不喜欢|习惯)")
 _PRONOUN_RE = re.compile(r"^(She|He)\b(?:'s)?", re.I)
+# A statement with no subject that opens with what only a person does ("Wants a second SRE",
+# "希望…") is the person's the note is about, as a pronoun would be.
+_VERB_FIRST_RE = re.compile(r"^(Wants|Prefers|Likes|Dislikes|Hates|Thinks|Needs|Insists|"
+                            r"Suggested|Proposed|Asked for)\b")
+_ZH_VERB_FIRST_RE = re.compile(r"^(?:希望|更喜欢|喜欢|不喜欢|偏好|认为|建议|要求)")
 _ZH_PRONOUN_RE = re.compile(r"^(他|她)(?!们)")
 _NOT_NAMES = frozenset(tx._COMMON_CAPS) | {"Debugging", "Platform", "Weekly", "Team", "Sync",
                                            "Meeting", "Notes", "Retro", "Review", "Call"}
@@ -41,18 +49,26 @@ def _clean(name: str) -> str | None:
     return name if re.fullmatch(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?", name) else None
 
 
-def named(title: str, body: str) -> list[str]:
-    """The people the note names, in order of first appearance (title first)."""
+def named(title: str, body: str, path: str = "") -> list[str]:
+    """The people the note names, in order of first appearance: its title (a note without a
+    heading is often titled by its first line, "1:1 w/ Felix"), its file's name
+    (`1on1-olu.md`), then its attendance lines."""
     out: list[str] = []
 
     def add(name: str | None) -> None:
         if name and name not in out:
             out.append(name)
 
-    for m in _TITLE_RE.finditer(title):
-        add(_clean(m.group(1)))
-        if m.group(2):
-            add(_clean(m.group(2)))
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    for line in dict.fromkeys((title, first[:80])):
+        for m in _TITLE_RE.finditer(line):
+            add(_clean(m.group(1)))
+            if m.group(2):
+                add(_clean(m.group(2)))
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    for m in _FILE_RE.finditer(stem):
+        word = m.group(1)
+        add(_clean(word if tx.is_cjk_text(word) else word.capitalize()))
     for m in _ATTEND_RE.finditer(body):
         for part in re.split(r"[,，、;；]|\band\b", m.group(1)):
             add(_clean(part.strip().rstrip(".。")))
@@ -73,7 +89,12 @@ def resolve(text: str, person: str | None) -> str:
     if not person:
         return text
     if tx.is_cjk_text(text):
+        if _ZH_VERB_FIRST_RE.match(text):
+            return person + text  # "希望发布提前一天" in a 1:1 with 王芳
         return _ZH_PRONOUN_RE.sub(person, text, count=1)
+    m = _VERB_FIRST_RE.match(text)
+    if m:
+        return f"{person} {m.group(1).lower()}{text[m.end():]}"  # "Wants a second SRE ..."
     m = _PRONOUN_RE.match(text)
     if not m:
         return text

@@ -144,7 +144,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     title = sections.title_of(note, meta)
     found = _Note()
     parts = sections.sections(note.body, note.body_line, note.path)
-    names = people.named(title, note.body)
+    names = people.named(title, note.body, note.path)
     person = names[0] if names else None
     procedures: list[Candidate] = []
     for s_index, section in enumerate(parts):
