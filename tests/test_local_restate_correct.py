@@ -126,3 +126,17 @@ def test_a_number_written_as_a_word_that_changes_is_a_correction(
     assert f"name: {renamed}\n" in text
     assert old.split("。")[0].split(". ")[0] in text.split("## Sources")[0]
     assert "changed her mind:" not in text and "改主意了：" not in text
+
+
+@pytest.mark.parametrize(("claim", "lang"), [
+    ("Update frequency is daily now.", "en"),
+    ("Changes need two approvals now.", "en"),
+    ("更新频率现在是每天一次。", "zh"),
+    ("更正后的配置是 80。", "zh"),
+])
+def test_a_correction_line_keeps_a_claim_that_only_starts_like_a_label(claim: str,
+                                                                       lang: str) -> None:
+    """A word that is a label only with its colon (`Update:`, `更新：`) opening the claim itself
+    (`Update frequency ...`, `更新频率 ...`) stays."""
+    line = write.correction_line(claim, "Old claim.", "daily/2026-01-02/a.md", "2026-01-02", lang)
+    assert claim.rstrip("。.") in line
