@@ -3,6 +3,7 @@ and a Sources sentence quote, and the name a corrected node keeps."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -50,7 +51,9 @@ def test_a_sources_sentence_quotes_what_was_restated_not_the_announcement(
 
 
 def _node(name: str, description: str, body: str) -> object:
-    return parse_text("digest/wiki/n.md", f"---\nname: {name}\ndescription: {description}\n"
+    return parse_text("digest/wiki/n.md", f"---\nname: {json.dumps(name, ensure_ascii=False)}"
+                                          f"\ndescription: "
+                                          f"{json.dumps(description, ensure_ascii=False)}\n"
                                           f"kind: concept\n---\n{body}\n")
 
 
@@ -140,3 +143,29 @@ def test_a_correction_line_keeps_a_claim_that_only_starts_like_a_label(claim: st
     (`Update frequency ...`, `更新频率 ...`) stays."""
     line = write.correction_line(claim, "Old claim.", "daily/2026-01-02/a.md", "2026-01-02", lang)
     assert claim.rstrip("。.") in line
+
+
+def test_a_corrected_name_takes_no_name_from_another_clause() -> None:
+    """"Hana agreed" is no new value of the gate: the name keeps `Offline`, and takes the new
+    number only from the clause that states it."""
+    old = "Offline gate for a new ranker: it must beat prod by at least 0.5 % NDCG@10."
+    note = _node("Offline gate at 0.5 % for a new ranker", old, old)
+    summary = ("Offline gate raised: a new ranker has to beat prod by at least 1 % NDCG@10. "
+               "Hana agreed.")
+    head = Engine._corrected_head(note, old, "Offline gate raised", summary, "wiki", "en",
+                                  [])  # type: ignore[arg-type]
+    assert head["name"] == "Offline gate at 1 % for a new ranker"
+    assert head["description"] == "Offline gate for a new ranker: it must beat prod by at " \
+        "least 1 % NDCG@10."
+
+
+def test_a_corrected_name_that_states_no_old_number_stays() -> None:
+    """The unit does not repeat the name's word (`Offline`) and says who agreed (`Hana`): the
+    name is neither `Hana gate for a new ranker` nor the unit's title."""
+    old = "Offline gate for a new ranker: it must beat prod by at least 0.5 % NDCG@10."
+    note = _node("Offline gate for a new ranker", old, old)
+    summary = ("From now on a new ranker has to beat prod by at least 1 % NDCG@10 to get an "
+               "A/B slot. Hana agreed.")
+    head = Engine._corrected_head(note, old, "From now on a new ranker", summary, "wiki", "en",
+                                  [])  # type: ignore[arg-type]
+    assert "name" not in head

@@ -703,13 +703,24 @@ class LocalModel:
                                                                   decide.default_idf))
                 changed = revise.with_value(text, part, clause) or \
                     revise.with_value(text, old_sentence, clause)
-                if changed:
+                # A name put in place of a word ("Hana agreed": `Offline gate` -> `Hana gate`)
+                # is no new value of the corrected point; a day for a day is (`on Thursday` ->
+                # `on Wednesday`). A person handed a thing over is `_handed_head`'s.
+                swapped = [v for v in values(facts(changed) ^ facts(text)) if v[:1].isupper()] \
+                    if changed else []
+                if changed and all(v.casefold() in decide._CALENDAR for v in swapped):
                     return changed
             return None
 
         current_name = str(meta.get("name") or "")
-        if name and name != current_name and stated(current_name, stale):
-            out["name"] = with_new_value(current_name) or name
+        in_name = stated(current_name, stale)
+        if name and name != current_name and in_name:
+            # A name that states an old number and cannot take the new one is the unit's; one
+            # that only names a thing the unit does not repeat ("Offline gate ..." against
+            # "From now on a new ranker has to ...") is not wrong: it stays.
+            renamed = with_new_value(current_name)
+            if renamed or any(not v[:1].isupper() for v in in_name):
+                out["name"] = renamed or name
         current = str(meta.get("description") or "")
         description = with_new_value(current) or _description(summary, lang, bucket, name,
                                                                points)
