@@ -486,6 +486,8 @@ CORRECTION_CUES = ("correct the", "corrected", "correction", "actually", "in fac
                    "not anymore", "any more", "anymore", "changed to", "change it to",
                    "changed from", "updated to", "moved to", "postponed", "was wrong", "is wrong",
                    "are wrong", "outdated", "should be", "instead", "supersede", "replaced by",
+                   "changed her mind", "changed his mind", "changed their mind", "changed my mind",
+                   "changed our mind", "改主意", "改变主意", "改了主意",
                    "更正", "纠正", "改为", "改成", "改回", "不再", "其实", "实际上", "应该是",
                    "应为", "已过时", "推迟到", "提前到", "有误", "错了")
 
@@ -506,13 +508,13 @@ _FROM_THEN_RE = re.compile(
 
 # A value that changes to another: a verb of change with its new value ("goes to 14 days",
 # "raised to 80", "调到 80", "延长到五天"), or "now" with the value ("can be up to six pages
-# now", "现在是 80").
+# now", "现在是 80", "现在可以写两页").
 _CHANGE_TO_RE = re.compile(
     r"\b(?:goes|go|going|went|gone|raised|lowered|bumped|increased|reduced|dropped|cut|"
     r"extended|shortened|moved|changed|set|grew|grows)\s+(?:up\s+|down\s+|back\s+)?"
     r"(?:to|from)\s+\S*\d|\bnow\b|"
     r"(?:调|改|提高|提升|降低|降|增加|减少|扩|缩|上调|下调|延长|缩短|放宽|收紧)(?:到|至|为|成)|"
-    r"现在(?:是|为|改)", re.I)
+    r"现在", re.I)
 
 
 def decides(text: str) -> bool:

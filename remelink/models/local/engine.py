@@ -296,7 +296,13 @@ class LocalModel:
         if not reads:
             ranked = self._rank(unit_text, hits)
             related_t = decide.thresholds(False, lang)[1]
-            wanted = [h.path for h, s in ranked[:MAX_READS] if s >= related_t / 2]
+            # A unit that changes a value ("design docs can be two pages now", "封版改成四天")
+            # may share few words with the node it changes, whose value it replaces: any node
+            # among the best that shares a term and states another value of the same counted
+            # thing (`1 page` / `2 pages`) is read.
+            changes = _changes_values(f"{name} {summary}")
+            wanted = [h.path for h, s in ranked[:MAX_READS] if s >= related_t / 2 or
+                      (s > 0 and _other_value(changes, f"{h.name}. {h.description}"))]
             source = self._source_query(paths, messages)
             by_source = [h.path for c in searches if c.args.get("query") == source
                          for h in parse_hits(c.result or "")]
@@ -675,14 +681,49 @@ class LocalModel:
         except Exception:
             return {}
         out: dict[str, str] = {}
+        # The name and description stated the old value: the same words with the new one ("at
+        # most four pages" -> "at most six pages", "on Thursday" -> "on Wednesday"). The unit
+        # may say more than the one change ("The doc was nine pages. ... So: design docs can be
+        # up to six pages now"): its clause most like the corrected line gives the new value.
+        # The node keeps its name, with the new value, rather than take the unit's (a clause
+        # of it, "从 4 月开始"); only a name with no value to replace becomes the unit's.
+        said = decide._assertive(f"{name} {summary}")
+        old_bag = decide.bag(old_sentence)
+        clauses = sorted(tx.clauses(decide._assertive(summary)), key=lambda c: -decide.cosine(
+            decide.bag(c), old_bag, decide.default_idf))
+
+        old_parts = tx.clauses(old_sentence) or [old_sentence]
+
+        def with_new_value(text: str) -> str | None:
+            for clause in [*clauses, said]:
+                # ... against the corrected line's clause on the same point ("封版两天", not
+                # "期间只修 P0"), then the whole line.
+                new_bag = decide.bag(clause)
+                part = max(old_parts, key=lambda c: decide.cosine(decide.bag(c), new_bag,
+                                                                  decide.default_idf))
+                changed = revise.with_value(text, part, clause) or \
+                    revise.with_value(text, old_sentence, clause)
+                # A name put in place of a word ("Hana agreed": `Offline gate` -> `Hana gate`)
+                # is no new value of the corrected point; a day for a day is (`on Thursday` ->
+                # `on Wednesday`). A person handed a thing over is `_handed_head`'s.
+                swapped = [v for v in values(facts(changed) ^ facts(text)) if v[:1].isupper()] \
+                    if changed else []
+                if changed and all(v.casefold() in decide._CALENDAR for v in swapped):
+                    return changed
+            return None
+
         current_name = str(meta.get("name") or "")
-        if name and name != current_name and stated(current_name, stale):
-            # The name stated the old value: the same name with the new one ("at most four
-            # pages" -> "at most six pages", "on Thursday" -> "on Wednesday"), else the unit's.
-            out["name"] = revise.with_value(current_name, old_sentence,
-                                            decide._assertive(f"{name} {summary}")) or name
+        in_name = stated(current_name, stale)
+        if name and name != current_name and in_name:
+            # A name that states an old number and cannot take the new one is the unit's; one
+            # that only names a thing the unit does not repeat ("Offline gate ..." against
+            # "From now on a new ranker has to ...") is not wrong: it stays.
+            renamed = with_new_value(current_name)
+            if renamed or any(not v[:1].isupper() for v in in_name):
+                out["name"] = renamed or name
         current = str(meta.get("description") or "")
-        description = _description(summary, lang, bucket, name, points)
+        description = with_new_value(current) or _description(summary, lang, bucket, name,
+                                                               points)
         if description and description != current and stated(current, stale):
             out["description"] = description
         return out
@@ -754,6 +795,21 @@ def _continue_after(messages: Sequence[Message]) -> int:
         if m:
             return int(m.group(1))
     return 0
+
+
+def _changes_values(text: str) -> frozenset[tuple[str, float]]:
+    """The values a text sets, counted (`("page", 2.0)`), when it says it changes or corrects
+    them (a correction cue, a decision, a new value "now"); else none."""
+    if not (tx.has_cue(text, decide.CORRECTION_CUES) or decide.decides(text)):
+        return frozenset()
+    return tx.facts(decide._assertive(text)).quantities
+
+
+def _other_value(values: frozenset[tuple[str, float]], text: str) -> bool:
+    """`text` states another value of a thing `values` counts (not a bare number)."""
+    theirs = tx.facts(text).quantities
+    return any(unit and unit == other and value != number and (unit, number) not in values
+               for unit, value in values for other, number in theirs)
 
 
 def _linked_query(path: str) -> str:

@@ -22,7 +22,9 @@ def with_value(text: str, old: str, new: str) -> str | None:
     """`text` with the one value that `old` states and `new` does not replaced by the one value
     `new` states and `old` does not (`four` -> `six`, `40` -> `80`, `两天` -> `四天`); None
     when the change is not one value for one value, or `text` does not state it."""
-    gone = values(facts(old) - facts(new))
+    # Only the values `text` states can be replaced in it: the old sentence may state others
+    # the new one leaves out ("封版两天，期间只修 P0" / "封版四天": `P0` is not what changed).
+    gone = tuple(v for v in values(facts(old) - facts(new)) if stated(text, (v,)))
     came = values(facts(new) - facts(old))
     numbers = [v for v in gone if not v[:1].isupper()], [v for v in came if not v[:1].isupper()]
     if not numbers[0] and not numbers[1]:

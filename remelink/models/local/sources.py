@@ -9,6 +9,7 @@ a bare "stated again" when only one point was restated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -94,9 +95,22 @@ def _parts(parts: Sequence[str], lang: str) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+# A label that announces the claim as said again or corrected ("Priya said it again:", "Dana
+# repeated:", "Reminder:", "再次强调：", "重申：", "更正：") is the note's framing, not the claim:
+# the Sources sentence says "restates this" or "the correction" itself.
+_ANNOUNCED_RE = re.compile(
+    r"^(?:(?:[\w'.-]+\s+){0,3}?(?:said|says|asked|asks|repeated|repeats|reiterated|restated|"
+    r"stressed|stated|mentioned|reminded(?:\s+us)?)(?:\s+(?:it|this|that))?"
+    r"(?:\s+(?:again|once more|once again))?\s*[:：—–]\s*|"
+    r"(?:reminder|again|once more|correction|update)\s*[:：]\s*|"
+    r"[\u4e00-\u9fff]{0,4}?(?:再次|又一次|再一次)?(?:强调|重申|提醒|更正|纠正)[:：]\s*)", re.I)
+
+
 def short(claim: str, lang: str) -> str:
     """A claim short enough for a Sources sentence: whole when short, else its main clause."""
     text = tx.without_code_marks(tx.clean_statement(claim)).rstrip("。.!！")
+    text = _ANNOUNCED_RE.sub("", text) or text
+    text = text[:1].upper() + text[1:] if lang == "en" else text
     if lang == "zh":
         return text if len(text) <= 40 else tx.title_from(text, max_cjk=40)
     if len(text.split()) <= CLAIM_WORDS:

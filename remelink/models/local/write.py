@@ -391,8 +391,19 @@ def _masked(text: str) -> str:
 lower_first = tx.lower_first
 
 
+# The unit's own label of a correction ("Correction: ...", "Update:", "更正：") opens the claim
+# it corrects with: the line says "Corrected on <date>:" already.
+_CORRECTION_LABEL_RE = re.compile(
+    r"^(?:(?:correction|corrected|update|updated|change|erratum)\s*[:：]\s*|"
+    r"(?:actually|in fact)\s*[:：,，]\s*|"
+    r"(?:[\w'.-]+\s+){0,3}?changed\s+(?:his|her|their|my|our)\s+mind\s*[:：,—–]\s*|"
+    r"(?:更正|纠正|修正|更新|勘误)\s*[:：]\s*|(?:其实|实际上)\s*[:：,，]?\s*|"
+    r"[\u4e00-\u9fff]{0,4}?(?:改主意了|改变主意了|改了主意)\s*[:：,，]\s*)+", re.I)
+
+
 def correction_line(new_claim: str, old_claim: str, source: str, today: str, lang: str) -> str:
-    new_claim = tx.core_statement(new_claim).rstrip("。.")
+    new_claim = tx.core_statement(_CORRECTION_LABEL_RE.sub("", tx.clean_statement(new_claim)))
+    new_claim = new_claim.rstrip("。.")
     old_claim = tx.clean_statement(old_claim).rstrip("。.")
     if lang == "zh":
         return f"> {today} 更正：{new_claim}；原先的说法是“{old_claim}”。依据 [[{source}]]。"
