@@ -169,3 +169,26 @@ def test_a_corrected_name_that_states_no_old_number_stays() -> None:
     head = Engine._corrected_head(note, old, "From now on a new ranker", summary, "wiki", "en",
                                   [])  # type: ignore[arg-type]
     assert "name" not in head
+
+
+@pytest.mark.parametrize(("old", "old_name", "again"), [
+    ("Priya wants design docs to fit on one page.", "Priya wants design docs to fit on one page",
+     "Priya said it again: design docs fit on one page."),
+    ("陈静希望设计文档控制在一页以内。", "陈静希望设计文档控制在一页以内",
+     "陈静再次强调：设计文档控制在一页以内。"),
+])
+def test_a_person_saying_it_again_is_kept_and_restates_their_node(
+        empty_ctx: IntegrationContext, old: str, old_name: str, again: str) -> None:
+    """"Priya said it again: ..." states no cue word of its own (wants, must, decided): it is
+    kept because a named person states it as theirs, titled by the claim, not the frame, and
+    it CORROBORATEs the node that holds what she said first."""
+    from remelink.models.local import extract
+
+    found, skipped = extract.extract([(parse_text("daily/2026-03-09/retro.md",
+                                                  f"# Retro\n\n- {again}\n"), {})])
+    assert len(found) == 1, skipped
+    name = str(found[0]["name"])
+    assert "said it again" not in name and "再次强调" not in name
+    made = _say(empty_ctx, "daily/2026-03-02/review.md", old_name, old)
+    later = _say(empty_ctx, "daily/2026-03-09/retro.md", name, again)
+    assert (later.action, later.target) == ("CORROBORATE", made.target)

@@ -479,6 +479,21 @@ _NEGATED_CLAUSE_RE = re.compile(
     r"(?:从\s*[^，,。；;]*?(?=\s*(?:调|改|提高|提升|降低|增加|减少|扩|缩|上调|下调|变|延长|缩短)?"
     r"\s*(?:到|为|成|至)))",
     re.I)
+# A Chinese name before what a person says or wants ("陈静希望…", "陈静再次强调：…"): `tx.facts`
+# finds Latin names and 小王/王总 forms, not a full Chinese name.
+_ZH_SPEAKER_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([\u4e00-\u9fff]{2,3}?)"
+                            r"(?=希望|喜欢|更喜欢|偏好|说|认为|提出|要求|再次|又一次|强调|重申|"
+                            r"还是|仍然|依然)")
+
+
+def _speakers(text: str) -> set[str]:
+    """The people a text names (casefolded), Chinese full names before a verb of saying or
+    wanting included."""
+    found = {e.casefold() for e in tx.facts(text).entities}
+    return found | {m.group(1) for m in _ZH_SPEAKER_RE.finditer(text)
+                    if tx.is_cjk_name(m.group(1))}
+
+
 RESTATEMENT_CUES = ("again", "once more", "once again", "reiterated", "repeated", "restated",
                     "as before", "still wants", "still prefers", "still asks", "再次", "又一次",
                     "再一次", "重申", "仍然", "依然", "还是希望")
@@ -944,8 +959,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
-        mine = {e.casefold() for e in tx.facts(unit_text).entities}
-        theirs = {e.casefold() for e in tx.facts(node_text).entities}
+        mine = _speakers(unit_text)
+        theirs = _speakers(node_text)
         # ... and about the same thing: alike, or naming the same thing besides the person
         # ("Dana said it once more: #settle-status, Fridays, before 4 pm").
         things = set(named_tokens(unit_text, names_too=False)) & \

@@ -65,13 +65,18 @@ _GIST_RE = re.compile(
     r"^[\W_]*(?:tl;?\s?dr|summary|in short|bottom line|总结|结论|一句话)[\W_]*[:：]", re.I)
 
 
+# A claim a named person states as theirs ("Priya said it again: design docs fit on one page",
+# "陈静再次强调：…") is that person's view, whatever its words: kept like a preference.
+_SAID_RE = re.compile(rf"^(?:{tx.REPORTED_RE.pattern})\s*[:：]\s*\S")
+
+
 def _statement_kind(text: str, section_kind: str) -> str | None:
     """What a statement is, from its section and its own cue words; None for passing mentions."""
     if _GIST_RE.match(text) and len(_GIST_RE.sub("", text).split()) >= 2:
         return "finding"
     if _is_chatter(text) or not _long_enough(text) or tx.leans_on_context(text):
         return None
-    if tx.has_cue(text, tx.PREFERENCE_CUES):
+    if tx.has_cue(text, tx.PREFERENCE_CUES) or _SAID_RE.match(text):
         return "preference"
     if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
         return section_kind

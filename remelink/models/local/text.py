@@ -330,6 +330,11 @@ DANGLING = frozenset(_STOP_TAIL) | word_set("""from into onto over under about a
 was were been being we i you they it he she them us these those not no can could will would
 should must may might has have had do does did because while then your whose whom since until
 unless whether either neither both each every""")
+# A named person's reporting frame before what they said ("Priya said it again", "Dana
+# repeated", "陈静再次强调"): the claim is theirs, the frame is no topic.
+REPORTED_RE = re.compile(r"[A-Z][a-z]+ (?:said|says|stressed|repeated|reiterated|insisted)"
+                         r"(?: (?:it|this|that))?(?: again)?|[\u4e00-\u9fff]{2,3}(?:再次)?"
+                         r"(?:强调|重申|说)")
 _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
 _LEAD_INS = word_set("""again first second then next finally instead also so now here there
 however note ok okay yes well anyway sadly unfortunately basically actually thankfully luckily
@@ -368,7 +373,7 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
     # "Tomasz: shadow mode ...", "Rule of thumb: every new service ...": a short label before a
     # colon names the line, not its topic.
     label = _LABEL_RE.match(text)
-    if label and len(label.group(1).split()) <= 3:
+    if label and (len(label.group(1).split()) <= 3 or REPORTED_RE.fullmatch(label.group(1))):
         text = label.group(2)
     clauses = [c.strip() for c in re.split(r"[,;:.!?](?:\s|$)|\s[-–—]\s", text) if c.strip()]
     # "Again, ...", "To use it, ...": a lead-in clause is no topic; the clause after it is.
