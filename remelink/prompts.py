@@ -168,9 +168,10 @@ $evidence
 只对一个节点动作，并给出回执。
 """)
 
-# The recall of the first message, sized in estimated tokens (remelink/tokens.py) so that the
-# first request stays under 2,000 tokens in either language: a clean unit then fits in two
-# turns and under 4,000 prompt tokens (docs/benchmarks.md, "LLM path").
+# The recall of the first message and the unit's linked-note rows, sized in estimated tokens
+# (remelink/tokens.py) so that the first request stays under 2,500 cl100k tokens in either
+# language (tests/test_prompt_size.py): a clean unit then fits in two turns and under 4,000
+# prompt tokens (docs/benchmarks.md, "LLM path").
 RECALL_SHOWN = 6              # candidates listed (name and description)
 RECALL_BODIES = 1             # of which this many best ones also show their body ...
 RECALL_BODY_TOKENS = 300      # ... when it is at most this long ...
