@@ -334,7 +334,8 @@ def _integrate_unit(ctx: IntegrationContext, unit: Unit, *, dry_run: bool, rank:
             shown = recall(ctx, ws, unit, search)
         messages = prompts.integrate_messages(unit, evidence, language=language, today=ctx.today,
                                               daily=folders.daily, resource=folders.resource,
-                                              digest=folders.digest, candidates=shown)
+                                              digest=folders.digest, candidates=shown,
+                                              budget=getattr(ctx.model, "prompt_budget", True))
         receipt_data: dict[str, Any] = {}
         inherited: list[str] = []  # lint errors the node had before this unit, kept
 

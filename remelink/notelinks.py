@@ -59,6 +59,13 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9_.-]{2,}|[\u4e00-\u9fff]{2}", text.lower())}
 
 
+def most_relevant(notes: Sequence[LinkedNote], about: str) -> list[LinkedNote]:
+    """`notes` with those whose linking line shares the most words with `about` (the unit's
+    text) first; ties keep their order."""
+    words = _words(about)
+    return sorted(notes, key=lambda n: -len(words & _words(n.context)))
+
+
 @dataclass
 class NoteLinks:
     """Resolved links between raw notes, both ways, with the context of each link."""
@@ -109,8 +116,7 @@ class NoteLinks:
                         found[other] = LinkedNote(other, direction, edges[other])
         notes = list(found.values())
         if about and len(notes) > MAX_LINKED:
-            words = _words(about)
-            notes.sort(key=lambda n: -len(words & _words(n.context)))
+            notes = most_relevant(notes, about)
         return tuple(notes[:MAX_LINKED])
 
     def _hub(self, path: str) -> bool:

@@ -75,6 +75,9 @@ class LocalModel:
     # The recall shown in the first message saves an LLM a turn; this engine runs its own
     # searches (several, phrased for decisions and links), so integrate does not run that one.
     prompt_recall = False
+    # Nor does it pay for tokens: the first message carries every linked note of the unit, each
+    # of which it searches (prompts.linked_rows bounds them for an LLM).
+    prompt_budget = False
 
     def __init__(self, settings: Settings, *, idf: Callable[[str], float] | None = None) -> None:
         self.name = "local"
