@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from remelink import language
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
@@ -46,6 +47,7 @@ from remelink.models.local.protocol import (
     calls_of,
     evidence_titles,
     parse_hits,
+    stated_language,
     strip_trailer,
     task_of,
     today_of,
@@ -252,7 +254,10 @@ class LocalModel:
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
         linked = relate.linked_entries(unit.get("linked_notes"))
-        lang = "zh" if tx.is_cjk_text(f"{name} {summary} {' '.join(points)}") else "en"
+        # Written in the language the prompt states (evidence.language_of: what the guard
+        # expects); without one, judged the same way on the unit's own prose.
+        lang = stated_language(messages) or language.detect(
+            language.prose(f"{name} {summary} {' '.join(points)}"))
         # What the unit states, for comparisons: its abstraction (name and summary: for a
         # runbook, its trigger). Reasons ("..., because X"), steps and supporting points are
         # refinements: they decide REFINE over CORROBORATE, not which node is the same.
