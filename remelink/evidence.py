@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from remelink import language
 from remelink.errors import RemelinkError
 from remelink.tokens import estimate_tokens
 from remelink.units import Unit
@@ -43,9 +44,7 @@ def terms(text: str) -> set[str]:
 
 def detect_language(text: str) -> str:
     """`zh` when CJK characters make up a fifth or more of the letters, else `en`."""
-    cjk = sum(len(m.group(0)) for m in _CJK_RUN_RE.finditer(text))
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    return "zh" if cjk and cjk * 5 >= cjk + latin else "en"
+    return language.detect(text)
 
 
 def blocks(note: Note) -> list[tuple[str, bool]]:
@@ -149,17 +148,18 @@ def build(vault: Path, unit: Unit, *, reader: Callable[[str], Note] | None = Non
     return "\n\n".join(parts)
 
 
-OWN_LETTERS = 6  # a unit's own words decide its language once they hold this many letters
+OWN_LETTERS = 6  # a unit's own prose decides its language once it holds this many letters
 
 
 def language_of(unit: Unit, evidence: str) -> str:
-    """The language a unit's new node is written in: the unit's own (its name, summary and
-    points), which is what the node states; the notes it came from only when the unit says too
-    little to tell. A Chinese statement in a mostly English note is a Chinese node."""
+    """The language a unit's new node is written in: that of the unit's own prose (its name,
+    summary and points, code and identifiers left out: language.prose, the same function the
+    guard judges the node's prose with), which is what the node states; the notes it came
+    from only when the unit says too little to tell. A Chinese statement in a mostly English
+    note is a Chinese node, and so is `journaldb 的 max_connections 是 200`."""
     own = " ".join([unit.name, unit.summary, *unit.points])
-    if sum(1 for ch in own if ch.isalpha()) >= OWN_LETTERS:
-        return detect_language(own)
-    return detect_language(f"{own} {evidence}")
+    return language.of_prose(own, OWN_LETTERS) or language.detect(
+        language.prose(f"{own} {evidence}"))
 
 
 __all__ = ["build", "detect_language", "excerpt", "has_cjk", "language_of", "terms"]

@@ -377,8 +377,8 @@ def validate(files: VaultFiles, settings: Settings, unit: Unit, note: Note,
                     f"{action}: answer with action CORRECT if the new source corrects it, else "
                     "put the line back")
     if language is not None and original is None:
-        written = body_language(note)
-        if written is not None and written != language:
+        written = _wrong_language(unit, note, language)
+        if written is not None:
             want = "Chinese (中文)" if language == "zh" else "English"
             got = "Chinese" if written == "zh" else "English"
             problems.append(f"the node is written in {got}, but its unit and sources are in "
@@ -415,15 +415,33 @@ def revision_problems(unit: Unit, action: str, target: str, note: Note | None) -
     return problems
 
 
-def body_language(note: Note) -> str | None:
-    """The language of a node's prose (links, paths and code left out), or None when it holds
-    too little prose to tell."""
-    from remelink.evidence import detect_language
+BODY_LETTERS = 20  # a node's prose tells its language once it holds this many letters
 
-    text = wl.LINK_RE.sub(" ", note.body)
-    text = re.sub(r"`[^`\n]*`|https?://\S+|^[ \t]*#+.*$", " ", text, flags=re.M)
-    letters = sum(1 for ch in text if ch.isalpha())
-    return detect_language(text) if letters >= 20 else None
+
+def _wrong_language(unit: Unit, note: Note, expected: str) -> str | None:
+    """The language a new node is written in when it is clearly not `expected` (the unit's,
+    evidence.language_of) and the unit's own prose is not mixed, else None. Both are judged
+    on their prose by the same function (language.clarity), so the engine's own node for a
+    statement is never refused for the language of that statement."""
+    from remelink import language
+    from remelink.evidence import OWN_LETTERS
+
+    written = language.clarity(note.body, BODY_LETTERS)
+    if written in (None, "mixed", expected):
+        return None
+    if language.clarity(" ".join([unit.name, unit.summary, *unit.points]), OWN_LETTERS) == \
+            "mixed":
+        return None
+    return written
+
+
+def body_language(note: Note) -> str | None:
+    """The language of a node's prose (language.prose: code, links, headings and identifiers
+    left out, as for the unit it is judged against), or None when it holds too little prose
+    to tell."""
+    from remelink import language
+
+    return language.of_prose(note.body, BODY_LETTERS)
 
 
 def _show(problem: Problem, note: Note) -> str:

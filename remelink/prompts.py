@@ -203,6 +203,18 @@ def recall_block(candidates: list[tuple[str, str, str, str | None]], *, language
     return "\n".join(out)
 
 
+# How each integration system prompt states the language the node is written in (its
+# $language_name line): what a model is told, read back by the local engine so that it writes
+# in the language the guard expects (both come from evidence.language_of).
+_STATED_LANGUAGE = {"zh": "用来源的语言（中文）写", "en": "Write in English, the sources' language"}
+
+
+def stated_language(system: str) -> str | None:
+    """The language (en | zh) an integration system prompt tells the model to write in, or
+    None for any other text."""
+    return next((lang for lang, phrase in _STATED_LANGUAGE.items() if phrase in system), None)
+
+
 def integrate_messages(unit: Unit, evidence: str, *, language: str, today: str,
                        daily: str = "daily", resource: str = "resource",
                        digest: str = "digest",

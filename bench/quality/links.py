@@ -85,6 +85,7 @@ class LinkResult:
     asked: list[Asked]
     actions: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (note, why), failed units
 
     @property
     def side(self) -> splits.Side:
@@ -139,6 +140,8 @@ def evaluate(name: str, embedder: str, short: bool = False) -> LinkResult:
                 runner.ctx.files.add(note.node_path)
             action = result.action or "FAILED"
             out.actions[action] = out.actions.get(action, 0) + 1
+            if not result.action:
+                out.failures.append((note.rel, str(result.error)))
             added = {m.group(1) for line in result.diff.splitlines()
                      if line.startswith("+") and not line.startswith("+++")
                      for m in _LINK.finditer(line)}
@@ -296,6 +299,8 @@ def main(argv: list[str]) -> tuple[str, list[LinkResult]]:
             for e in embedders:
                 results.append(evaluate(n, e, short))
                 print(f"{n} {_unit(short)} {e}: {results[-1].seconds:.0f} s", flush=True)
+                for rel, why in results[-1].failures:  # the engine failed its own guards
+                    print(f"  FAILED {rel}: {why}", flush=True)
     chosen = thresholds(results)
     text = "\n\n".join([table(results), baseline_table(results, chosen),
                         margin_table(results, chosen)])

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from remelink import language
 from remelink.agent import MAX_CALLS_PER_TURN
 from remelink.config import Settings
 from remelink.models.base import AssistantTurn, Message, ToolCall, ToolSpec
@@ -46,6 +47,7 @@ from remelink.models.local.protocol import (
     calls_of,
     evidence_titles,
     parse_hits,
+    stated_language,
     strip_trailer,
     task_of,
     today_of,
@@ -249,13 +251,17 @@ class LocalModel:
     # -- integration -------------------------------------------------------------------------
     def _integrate(self, unit: dict[str, Any], calls: list[Call],
                    messages: Sequence[Message]) -> AssistantTurn:
-        name = str(unit.get("name", "")).strip()
-        summary = str(unit.get("summary", "")).strip()
-        points = [str(p) for p in unit.get("points") or []]
+        # The unit's words, without the links they may hold: the engine writes its own.
+        name = tx.unlinked(str(unit.get("name", "")).strip())
+        summary = tx.unlinked(str(unit.get("summary", "")).strip())
+        points = [tx.unlinked(str(p)) for p in unit.get("points") or []]
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
         linked = relate.linked_entries(unit.get("linked_notes"))
-        lang = "zh" if tx.is_cjk_text(f"{name} {summary} {' '.join(points)}") else "en"
+        # Written in the language the prompt states (evidence.language_of: what the guard
+        # expects); without one, judged the same way on the unit's own prose.
+        lang = stated_language(messages) or language.detect(
+            language.prose(f"{name} {summary} {' '.join(points)}"))
         # What the unit states, for comparisons: its abstraction (name and summary: for a
         # runbook, its trigger). Reasons ("..., because X"), steps and supporting points are
         # refinements: they decide REFINE over CORROBORATE, not which node is the same.
@@ -326,7 +332,11 @@ class LocalModel:
             wanted = wanted[:MAX_CALLS_PER_TURN - len(probes)]
             return turn([("read", {"path": p}) for p in wanted + probes], "r")
 
-        notes: dict[str, Note] = {}
+        # A node longer than one read is read on to its end before anything is decided or
+        # written: an edit made on its first page put a second `## Sources` in the middle of
+        # a long node and dropped the first (a refusal, three times over: the unit failed).
+        pages: dict[str, dict[int, str]] = {}
+        more: dict[str, int] = {}
         missing: set[str] = set()
         for call in reads:
             path = str(call.args.get("path", ""))
@@ -336,7 +346,23 @@ class LocalModel:
                 if "does not exist" in call.result:
                     missing.add(path)
                 continue
-            notes[path] = parse_text(path, strip_trailer(call.result))
+            start = call.args.get("start_line")
+            start = start if isinstance(start, int) else 1
+            if start == 1:  # read again from the top: the pages read before are stale
+                pages[path] = {}
+                more.pop(path, None)
+            pages.setdefault(path, {})[start] = strip_trailer(call.result)
+            rest = CONTINUE_RE.search(call.result)
+            if rest:
+                more[path] = max(more.get(path, 0), int(rest.group(1)))
+        asked = {(str(c.args.get("path", "")), c.args.get("start_line")) for c in reads}
+        unread = [(p, n) for p, n in more.items() if (p, n) not in asked]
+        if unread and not writes:
+            return turn([("read", {"path": p, "start_line": n})
+                         for p, n in unread[:MAX_CALLS_PER_TURN]], f"c{len(calls)}-")
+        notes: dict[str, Note] = {
+            path: parse_text(path, "\n".join(text for _, text in sorted(parts.items())))
+            for path, parts in pages.items()}
 
         if writes:
             failed = [c for c in writes if c.result and c.result.startswith("Error:")]

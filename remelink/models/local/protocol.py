@@ -112,6 +112,15 @@ def first_user(messages: Sequence[Message]) -> str:
     return next((str(m.get("content", "")) for m in messages if m.get("role") == "user"), "")
 
 
+def stated_language(messages: Sequence[Message]) -> str | None:
+    """The language the integration prompt's system message tells the node to be written in
+    (prompts.stated_language), or None when there is no such message."""
+    from remelink.prompts import stated_language as stated
+
+    return next((lang for m in messages if m.get("role") == "system"
+                 for lang in [stated(str(m.get("content", "")))] if lang is not None), None)
+
+
 def today_of(messages: Sequence[Message]) -> str:
     m = _TODAY_RE.search(first_user(messages))
     if m:

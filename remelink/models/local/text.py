@@ -232,6 +232,39 @@ def _clean_prose(text: str) -> str:
     return _MD_LINK_RE.sub(r"\1", text)
 
 
+# A bracketed span that may run over lines and holds no bracket: `[[x]]`, and the
+# `${query[[\n  from ...\n]]}` of a SilverBullet note, which is no link until its lines are
+# joined into one. Linear: the span stops at the first bracket.
+_BRACKETS_RE = re.compile(r"!?\[\[([^\[\]]*)\]\]")
+
+
+def unlinked(text: str) -> str:
+    """`text` (a unit's words) with its wikilinks as their display text, as clean_statement
+    gives them, code left as it is. The engine writes only the links it makes itself (related
+    nodes, Sources): a link copied from the unit may name a page that does not exist (an
+    aspiring page, a query written in brackets over several lines that becomes a link when
+    the engine joins the lines), and the node would fail its own link check."""
+    if "[[" not in text:
+        return text
+
+    def plain(prose: str) -> str:
+        while True:
+            out = _BRACKETS_RE.sub(_shown, prose)
+            if out == prose:
+                return out
+            prose = out
+
+    return around_code(text, plain, lambda code: code)
+
+
+def _shown(m: re.Match[str]) -> str:
+    inner = m.group(1)
+    if "\n" in inner:
+        return inner  # not a link where it was written: only its brackets go
+    target, _, alias = inner.partition("|")
+    return alias or target.split("#", 1)[0].rsplit("/", 1)[-1].removesuffix(".md")
+
+
 def core_statement(text: str) -> str:
     """The statement without list markers and leading reporting words ("The auditor pointed out
     that X" -> "X"), first letter capitalised."""
