@@ -315,18 +315,21 @@ def cosine(a: Bag | Counter[str], b: Bag | Counter[str], idf: IdfFn) -> float:
     shared = ca.keys() & cb.keys()
     for t in shared:
         wa[t] = wb[t] = min(wa[t], wb[t])
-    dot = sum(ca[t] * cb[t] * wa[t] * wb[t] for t in shared)
-    na = math.sqrt(sum((c * wa[t]) ** 2 for t, c in ca.items()))
-    nb = math.sqrt(sum((c * wb[t]) ** 2 for t, c in cb.items()))
+    # math.fsum: the exact sum, whatever the order; `shared` is a set, which Python orders by
+    # string hashes that change per process (PYTHONHASHSEED), and a plain sum's last bits with
+    # them: a score at a threshold linked a node in one run and not in the next.
+    dot = math.fsum(ca[t] * cb[t] * wa[t] * wb[t] for t in shared)
+    na = math.sqrt(math.fsum((c * wa[t]) ** 2 for t, c in ca.items()))
+    nb = math.sqrt(math.fsum((c * wb[t]) ** 2 for t, c in cb.items()))
     return dot / (na * nb) if na and nb else 0.0
 
 
 def coverage(a: Bag | Counter[str], b: Bag | Counter[str], idf: IdfFn) -> float:
     """IDF-weighted share of a's terms that occur in b."""
     wa = _weights(a, idf)
-    total = sum(wa.values())
+    total = math.fsum(wa.values())
     cb = _counts(b)
-    return sum(w for t, w in wa.items() if t in cb) / total if total else 0.0
+    return math.fsum(w for t, w in wa.items() if t in cb) / total if total else 0.0
 
 
 # -- passages ------------------------------------------------------------------------------------

@@ -145,7 +145,7 @@ def _names_share(unit_name: str, name: str, idf: decide.IdfFn) -> bool:
         return False
 
     def weight(words: set[str]) -> float:
-        return sum(idf(w) for w in words if w.isascii())
+        return math.fsum(idf(w) for w in words if w.isascii())  # a set: any order
 
     smaller = min(weight({w for w in a if w.isascii()}), weight({w for w in b if w.isascii()}))
     return smaller > 0 and weight(latin) >= 0.5 * smaller
