@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from remelink import mdblocks
 from remelink.models.local import fenced
@@ -216,6 +217,14 @@ _EMPHASIS_RE = re.compile(r"\*\*|__")
 _CODE_SPAN_RE = re.compile(r"`([^`\n]*)`")
 
 
+# Pure functions of a text that the local engine asks again and again about the same few hundred
+# texts in a run (a unit's statement against every candidate node, in every decision rule): a
+# 60-note vault made 8,202 calls of clean_statement on 458 texts and 4,389 of facts on 304.
+# Remembered per process, bounded; what they return is immutable (a str, a frozen Facts).
+TEXT_CACHE = 4096
+
+
+@lru_cache(maxsize=TEXT_CACHE)
 def clean_statement(text: str) -> str:
     """A statement with list markers, emphasis and trailing link noise removed. Inline code
     keeps its backticks: what people reuse reaches the node as code (SPEC §4)."""
@@ -534,6 +543,7 @@ class Facts:
     entities: frozenset[str]
 
 
+@lru_cache(maxsize=TEXT_CACHE)
 def facts(text: str) -> Facts:
     text = clean_statement(text)
     quantities: set[tuple[str, float]] = set()
