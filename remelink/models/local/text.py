@@ -771,7 +771,8 @@ def lower_first(text: str) -> str:
 # is a decision.
 _NARRATION_LEAD = (r"(?:so|then|and|but|first|finally|now|eventually|next|initially|today|"
                    r"later|after that|at first|in the end|this time|once again|again|ok|okay|"
-                   r"anyway|sadly|luckily|thankfully|unfortunately|fortunately)")
+                   r"anyway|sadly|luckily|thankfully|unfortunately|fortunately|apparently|"
+                   r"here's how|here is how|this is how|that's how|that is how)")
 _NARRATION_EN_RE = re.compile(
     rf"^(?:{_NARRATION_LEAD}\b[,\s-]*)*(?:I(?:'m|'ve|'d|'ll|’m|’ve|’d|’ll)?|my|me)\b(?!\.)", re.I)
 # Chinese puts a topic first (`这个问题我折腾了一下午`): the speaker is `我` in the first clause.

@@ -317,7 +317,8 @@ def _code_of(text: str) -> str:
 
 
 PROSE_WORDS = 150  # a document's prose a node keeps in full before keeping only what is reused
-_REUSED_RE = re.compile(r"https?://|\bwww\.|\d")  # a URL, a number
+# A URL, a number (`15 minutes`, `3.11`, `64`), not a digit inside a name (`o3-mini`, `p99`).
+_REUSED_RE = re.compile(r"https?://|\bwww\.|(?<![A-Za-z0-9_.-])\d")
 
 
 def _taught(lines: Sequence[str], statement: str) -> tuple[list[str], int]:
