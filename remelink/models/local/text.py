@@ -804,3 +804,39 @@ def lower_first(text: str) -> str:
     if len(text) > 1 and text[0].isupper() and not text[1].isupper():
         return text[0].lower() + text[1:]
     return text
+
+
+# -- narration: the author's own story around what a note teaches (issue 21) ----------------------
+# A how-to is told as a story ("I wanted to ...", "So I tried X first", "My fluency isn't
+# great", "(I added that line after ...)"); a node keeps what the note teaches and leaves the
+# story to the note. Narration is a sentence told in the first person singular, after any
+# connective, or a whole sentence in parentheses. `We` is not narration: a team's "we agreed"
+# is a decision.
+_NARRATION_LEAD = (r"(?:so|then|and|but|first|finally|now|eventually|next|initially|today|"
+                   r"later|after that|at first|in the end|this time|once again|again|ok|okay|"
+                   r"anyway|sadly|luckily|thankfully|unfortunately|fortunately|apparently|"
+                   r"here's how|here is how|this is how|that's how|that is how)")
+_NARRATION_EN_RE = re.compile(
+    rf"^(?:{_NARRATION_LEAD}\b[,\s-]*)*(?:I(?:'m|'ve|'d|'ll|’m|’ve|’d|’ll)?|my|me)\b(?!\.)", re.I)
+# Chinese puts a topic first (`这个问题我折腾了一下午`): the speaker is `我` in the first clause.
+_NARRATION_ZH_RE = re.compile(r"^[^，,；;：:。]{0,12}?(?:我(?![们司方])|本人)")
+_ASIDE_RE = re.compile(r"^[(（][^()（）]*[)）][.。!?！？]?$")
+# The author's own rule (`I always pin the version`, `我从不在周五发布`): a rule, not a story.
+_OWN_RULE_RE = re.compile(r"\b(?:must|never|always|rules?|polic(?:y|ies))\b|必须|禁止|不得|务必|"
+                          r"一律|从不|总是|规则|规定", re.I)
+
+
+def is_narration(text: str) -> bool:
+    """Whether a sentence is the author's story rather than what the note teaches (see
+    _NARRATION_LEAD): first person singular, or an aside in parentheses. A sentence that words
+    itself as a rule (`I always pin the version`) is kept as a rule, never narration."""
+    plain = fenced.strip(clean_statement(text)).strip().lstrip("-*+ ").strip()
+    if not plain or _OWN_RULE_RE.search(_CODE_SPAN_RE.sub(" ", plain)):
+        return False
+    if _ASIDE_RE.match(plain):
+        return True
+    if is_cjk_text(plain):
+        return bool(_NARRATION_ZH_RE.match(plain))
+    m = _NARRATION_EN_RE.match(plain)
+    # `I` as a name of a thing (`I/O`, `I.e.`) is no speaker.
+    return m is not None and not re.match(r"^I[/.]", plain[m.end() - 1:])
