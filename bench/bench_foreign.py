@@ -89,6 +89,8 @@ class Figures:
     code_items: int = 0
     code_text: int = 0
     code_code: int = 0
+    prose: list[int] = field(default_factory=list)  # prose words of each node
+    cited_notes: int = 0  # notes cited by a node
     labels: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
     extra: dict[str, str] = field(default_factory=dict)
@@ -142,6 +144,18 @@ def note_code(text: str) -> list[str]:
 
 def _squash(text: str) -> str:
     return " ".join(text.split())
+
+
+_CODE_OUT = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$|`[^`\n]*`", re.M | re.S)
+
+
+def prose_words(body: str) -> int:
+    """Words of a node's prose (SPEC 7.1: about 50-200): fenced blocks and inline code left
+    out (code does not count), CJK at 2.5 characters a word, as the local engine counts."""
+    text = _CODE_OUT.sub(" ", body)
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
+    words = len(re.findall(r"[^\s\u4e00-\u9fff]*[A-Za-z0-9][^\s\u4e00-\u9fff]*", text))
+    return words + round(cjk / 2.5)
 
 
 def is_label(title: str, note_text: str, people: set[str]) -> bool:
@@ -221,11 +235,13 @@ def read_figures(fig: Figures, vault: Path, notes: dict[str, str],
     """Code kept, labels and cut titles, for `notes` (workspace path without `.md` -> text)."""
     nodes = read_digest(vault)
     fig.nodes = len(nodes)
+    fig.prose = sorted(prose_words(n.body) for n in nodes)
     people = people or set()
     by_note: dict[str, list[Node]] = {}
     for node in nodes:
         for cited in node.cites:
             by_note.setdefault(cited, []).append(node)
+    fig.cited_notes = sum(1 for rel in notes if by_note.get(rel))
     for rel, text in notes.items():
         citing = by_note.get(rel, [])
         bodies = [_squash(n.body) for n in citing]
@@ -320,6 +336,13 @@ def report(fig: Figures, verbose: bool) -> str:
         f"as code {fig.code_code / items:.1%}",
         f"  label titles/descriptions: {len(fig.labels)}; cut: {len(fig.cut)}",
     ]
+    if fig.prose:
+        words = fig.prose
+        lines.append(
+            f"  prose words per node: median {words[len(words) // 2]}, "
+            f"p90 {words[min(len(words) - 1, (9 * len(words)) // 10)]}, max {words[-1]}, "
+            f"over 200: {sum(1 for w in words if w > 200)}; nodes per cited note "
+            f"{fig.nodes / max(1, fig.cited_notes):.2f}")
     lines += [f"  {k}: {v}" for k, v in fig.extra.items()]
     if verbose:
         lines += ["  labels:"] + [f"    {x}" for x in fig.labels]

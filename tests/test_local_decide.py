@@ -205,3 +205,19 @@ def test_the_thing_a_number_counts_is_the_word_both_name() -> None:
     c = label("新人要 shadow 满两周才能做 primary。", "新人要 shadow 满两轮才能做 primary。",
               "新人要 shadow 满两轮才能做 primary。")
     assert c.conflict_kind == "number" and c.label != "same_abstraction"
+
+
+def test_remembered_text_functions_give_each_caller_its_own_answer() -> None:
+    """named_tokens, tx.facts and tx.clean_statement are remembered per text (a run asks the
+    same few hundred texts thousands of times): a caller that changes its list must not change
+    what the next caller gets, in English and in Chinese."""
+    for sentence in ("Moved cl_waiting from Olu to 黄志强 on 2026-06-01 with W&B.",
+                     "周会决定把 cl_waiting 队列交给黄志强，上线时间 3 天。"):
+        first = decide.named_tokens(sentence)
+        expected = list(first)
+        first.append("poisoned")
+        first.clear()
+        assert decide.named_tokens(sentence) == expected and expected
+        found = tx.facts(sentence)
+        assert found == tx.facts(sentence) and (found.entities or found.quantities)
+        assert tx.clean_statement(f"- **{sentence}**") == tx.clean_statement(f"- {sentence}")

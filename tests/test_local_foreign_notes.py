@@ -613,3 +613,109 @@ def test_a_dot_before_a_lowercase_word_ends_no_sentence() -> None:
 def test_sentences_lose_no_character(text: str) -> None:
     """The pieces are the text, cut: nothing is dropped, added or reordered."""
     assert "".join("".join(tx.sentences(text)).split()) == "".join(text.split())
+
+
+# -- a node is an abstraction of a how-to, not a copy (issue 21, SPEC 7.1) ----------------------
+_STORY_EN = ("I spent most of an afternoon on this before it worked, and I tried a couple of "
+             "other approaches that went nowhere along the way, so here is what I learned. ")
+_STORY_ZH = ("这个问题我折腾了整整一个下午才搞定，中间我还试过好几种别的办法，"
+             "结果都没有成功，记录一下。")
+
+
+def _long_how_to(lang: str) -> tuple[str, list[str]]:
+    """A how-to told as a story: its claim, twelve commands each after a lead-in, and between
+    them paragraphs of the author's story (well over 200 words of it)."""
+    commands = [f"llm logs -n {i} --model gpt-{i}" for i in range(1, 13)]
+    if lang == "zh":
+        parts = ["# 用 llm 查看日志\n",
+                 "llm 把每次调用都记在一个 SQLite 数据库里，可以随时查询。\n"]
+        for i, command in enumerate(commands, 1):
+            parts.append(f"我后来才发现这个用法，觉得很有意思。{_STORY_ZH}\n")
+            parts.append(f"第 {i} 步运行：\n\n```bash\n{command}\n```\n")
+    else:
+        parts = ["# Reading logs with llm\n", "The llm tool records every prompt and response "
+                 "in a SQLite database that you can query later.\n"]
+        for i, command in enumerate(commands, 1):
+            parts.append(f"I only found this out much later, which surprised me. "
+                         f"{_STORY_EN}\n")
+            parts.append(f"Step {i} runs this:\n\n```bash\n{command}\n```\n")
+    return "\n".join(parts), commands
+
+
+def _prose_words(body: str) -> int:
+    """Words of prose (code left out; CJK at 2.5 characters a word), as the bench counts."""
+    text = re.sub(r"^```.*?^```$|`[^`\n]*`", " ", body, flags=re.M | re.S)
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text))
+    return len(re.findall(r"[A-Za-z0-9][^\s]*", text)) + round(cjk / 2.5)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_how_to_keeps_every_command_and_leaves_the_story(tmp_path: Path,
+                                                                lang: str) -> None:
+    """A long how-to gives one node holding its claim and every command, byte for byte in its
+    block, and at most about 200 words of prose: the author's story stays in the note, which
+    the node says holds the rest."""
+    note, commands = _long_how_to(lang)
+    digest = dream(tmp_path, {"resource/2024-05-01/llm-logs.md": note})
+    (text,) = digest.values()
+    body = body_of(text)
+    for command in commands:
+        assert f"```bash\n{command}\n```" in body, body
+    assert _prose_words(body) <= 200, (_prose_words(body), body)
+    assert _prose_words(body) < _prose_words(note) / 2
+    assert ("SQLite 数据库" if lang == "zh" else "SQLite database") in body
+    assert ("折腾" if lang == "zh" else "afternoon") not in body, body
+    assert ("完整过程见原笔记。" if lang == "zh" else "The note has the full walkthrough.") in body
+
+
+@pytest.mark.parametrize(("note", "kept"), [
+    ("# Prompting for API design research\n\nLooking at how other frameworks route requests is "
+     "a quick way to design a new API.\n\nI came up with the following prompt:\n\n> Show me code "
+     "examples of HTTP routing in Python and Go\n>\n> Don't show installation instructions\n\n"
+     "I got really great results!\n",
+     ["I came up with the following prompt:\n> Show me code examples of HTTP routing in Python "
+      "and Go\n>\n> Don't show installation instructions"]),
+    ("# 用 GPT-4 做 API 设计调研\n\n看看别的框架怎么做路由，是设计新 API 的一个快捷办法。\n\n"
+     "我想出了下面这个提示词：\n\n> 给我看 Python 和 Go 里 HTTP 路由的代码示例\n>\n"
+     "> 不要写安装步骤\n\n效果非常好！\n",
+     ["我想出了下面这个提示词：\n> 给我看 Python 和 Go 里 HTTP 路由的代码示例\n>\n"
+      "> 不要写安装步骤"]),
+    ("# Picking a queue library\n\nQueues decouple the producer from the consumer, so a slow "
+     "worker never blocks a web request.\n\nI compared a few libraries and ended up with this "
+     "shortlist:\n\n- Celery\n- RQ\n- Dramatiq\n",
+     ["I compared a few libraries and ended up with this shortlist:", "- Celery", "- RQ",
+      "- Dramatiq"]),
+    ("# 选择任务队列库\n\n队列把生产者和消费者解耦，慢的 worker 不会拖住网页请求。\n\n"
+     "我比较了几个库，最后留下这几个：\n\n- Celery\n- RQ\n- Dramatiq\n",
+     ["我比较了几个库，最后留下这几个：", "- Celery", "- RQ", "- Dramatiq"]),
+])
+def test_a_lead_in_keeps_what_it_introduces(tmp_path: Path, note: str, kept: list[str]) -> None:
+    """A quote (a prompt) or a list that a lead-in introduces belongs with it: both reach the
+    node, the quote as a quote, whole and as written; never the lead-in alone."""
+    digest = dream(tmp_path, {"resource/2023-04-07/lead-in.md": note})
+    (text,) = digest.values()
+    body = body_of(text)
+    for piece in kept:
+        assert piece in body, body
+    assert body.index(kept[0]) < body.index(kept[-1].split("\n")[-1])
+
+
+@pytest.mark.parametrize(("note", "gist"), [
+    ("# Using awk to add a prefix\n\nI wanted to run the following command against all files in "
+     "a directory:\n\n```bash\npypi-to-sqlite content.db -f a.json -f b.json\n```\n\n"
+     "The `awk` program `'{print \"-f \"$0}'` adds a prefix to each input line, for example:\n\n"
+     "```\n% echo blah | awk '{print \"-f \"$0}'\n-f blah\n```\n",
+     "The awk program '{print \"-f \"$0}' adds a prefix to each input line."),
+    ("# 用 awk 加前缀\n\n我想对一个目录下的所有文件运行下面这条命令：\n\n"
+     "```bash\npypi-to-sqlite content.db -f a.json -f b.json\n```\n\n"
+     "`awk` 程序 `'{print \"-f \"$0}'` 会给每一行输入加上前缀，例如：\n\n"
+     "```\n% echo blah | awk '{print \"-f \"$0}'\n-f blah\n```\n",
+     "awk 程序 '{print \"-f \"$0}' 会给每一行输入加上前缀。"),
+])
+def test_a_description_is_the_gist_never_a_lead_in(tmp_path: Path, note: str, gist: str) -> None:
+    """A description is a whole sentence that says what the note teaches: not the lead-in that
+    opens it (`I wanted to run the following command ...:`), but the first claim, a claim
+    before its `for example:` included."""
+    digest = dream(tmp_path, {"resource/2022-01-10/awk-prefix.md": note})
+    (text,) = digest.values()
+    assert f"description: {gist}\n" in text or f"description: '{gist}'\n" in text, text

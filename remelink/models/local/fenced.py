@@ -32,10 +32,12 @@ def fold(lines: list[str]) -> str:
     return START + "".join(_ENCODE.get(c, c) for c in text) + END
 
 
-def pointer(lines: list[str], line: int, path: str) -> str:
-    """A prose pointer for a block too long to copy: where it is, how long it is."""
+def pointer(lines: list[str], line: int, path: str, quote: bool = False) -> str:
+    """A prose pointer for a block (or a quote) too long to copy: where it is, how long it
+    is."""
     lang = _FENCE_RE.sub("", lines[0]).strip()
-    what = f"{len(lines) - 2}-line {lang + ' ' if lang else ''}block"
+    what = f"{len(lines)}-line quote" if quote else \
+        f"{len(lines) - 2}-line {lang + ' ' if lang else ''}block"
     text = f"(The {what} is at line {line} of [[{path}]].)" if path else \
         f"(The {what} is at line {line} of the note.)"
     return START + _PROSE + "".join(_ENCODE.get(c, c) for c in text) + END
@@ -48,6 +50,15 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
     i = 0
     while i < len(lines):
         m = _FENCE_RE.match(lines[i])
+        end = _introduced_quote(lines, i)
+        if end > i:
+            # A quote a line introduces (`... came up with the following prompt:`) belongs
+            # with it, whole and as written: folded like a block (issue 21).
+            block = lines[i:end]
+            out.append((pointer(block, first_line + i, path, quote=True)
+                        if len(block) > MAX_LINES else fold(block), True))
+            i = end
+            continue
         if not m:
             end = _indented_block(lines, i)
             if end > i:
@@ -82,6 +93,21 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
 
 
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_QUOTE_RE = re.compile(r"^\s{0,3}>")
+
+
+def _introduced_quote(lines: list[str], i: int) -> int:
+    """The end of a quote starting at line `i` that the line before it introduces (its last
+    non-blank line before the quote ends with a colon), or `i` when none starts there."""
+    if not _QUOTE_RE.match(lines[i]) or (i > 0 and _QUOTE_RE.match(lines[i - 1])):
+        return i
+    prior = next((line for line in reversed(lines[max(0, i - 2):i]) if line.strip()), "")
+    if not prior.rstrip().endswith((":", "：")) or _FENCE_RE.match(prior):
+        return i
+    end = i
+    while end < len(lines) and _QUOTE_RE.match(lines[end]):
+        end += 1
+    return end
 
 
 def _indented_block(lines: list[str], i: int) -> int:

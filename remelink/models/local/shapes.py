@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from remelink.models.local import fenced, titles
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
-from remelink.models.local import titles
 
 KIND_BY_BUCKET = {"procedure": "procedure", "personal": "preference", "wiki": "concept"}
 
@@ -119,6 +119,39 @@ def told_description(name: str, summary: str, points: Sequence[str], lang: str) 
     return out.rstrip() + ("。" if lang == "zh" else ".")
 
 
+# The words after a claim that only point at what follows it (`..., for example:`, `like so:`).
+_POINTING_RE = re.compile(
+    r"(?:[,，]?\s*(?:for example|for instance|e\.g\.|like so|like this|as follows|"
+    r"here it is)|[,，]\s*(?:例如|比如|如下))\s*[:：]$", re.I)
+
+
+def _gist(summary: str, lines: Sequence[str]) -> str:
+    """What a description says (issue 21: the gist, a whole sentence, never a lead-in): the
+    first sentence of the summary (the note's opening), else of the document's lines, that is
+    whole: no lead-in told as the author's story (`I wanted to run the following command:`),
+    no later line of that story, and, when it introduces what follows it, a claim of its own
+    (`The awk program adds a prefix, for example:` without its `for example`). The summary
+    when none is."""
+    text = tx.clean_statement(summary)
+    for n, line in enumerate([text, *lines]):
+        line = tx.clean_statement(line).removeprefix("- ")
+        first = fenced.strip(tx.first_sentence(line)).strip() if line else ""
+        lead_in = first.endswith((":", "："))
+        # The summary is the note's opening, a story or not; a later line must say more.
+        if not first or ((n or lead_in) and tx.is_narration(first)):
+            continue
+        if lead_in:
+            # A claim that introduces its code (`This recipe commits the file only if it
+            # changed:`) is one; a bare pointer (`Here's how you can use it:`) is not.
+            claim = _POINTING_RE.sub("", first).rstrip(" :：")
+            short = len(claim) < 8 if tx.is_cjk_text(claim) else len(claim.split()) < 5
+            if not claim or short or tx.leans_on_context(claim):
+                continue
+            first = claim + ("。" if tx.is_cjk_text(claim) else ".")
+        return first
+    return text
+
+
 def description(summary: str, lang: str, bucket: str = "", name: str = "",
                  points: Sequence[str] = ()) -> str:
     """One sentence for the frontmatter: the unit's first full sentence (a clause cut at `;` is
@@ -134,7 +167,7 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
         debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
         cause = next((p.text for p in parsed if p.role == "cause"), "")
         return procedure_description(name, steps, lang, debug=debug, cause=cause)
-    text = tx.clean_statement(summary)
+    text = _gist(summary, [p.text for p in parsed if p.role == "text"])
     first = tx.without_code_marks(tx.first_sentence(text)) if text else ""
     first = first or tx.without_code_marks(text)
     if len(first) > 240:

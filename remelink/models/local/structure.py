@@ -140,6 +140,9 @@ class _Note:
     block: str = ""  # the kind of block being read (`item`, `num`, `para`)
     blocks: int = 0  # blocks read so far (the id of the one being read)
     pieces: list[runs.Piece] = field(default_factory=list)  # a daily note's statements
+    introduces: bool = False  # the block being read is a lead-in to a list after it
+    introduced: bool = False  # the block being read is an item of a list a lead-in introduces
+    listing: str = ""  # the kind of the block read before
     intro: int = 0  # paragraphs read before the first second-level heading
 
 
@@ -178,9 +181,17 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             if kind == "procedure":
                 continue
         local = kind
-        for k, raw in blocks:
+        for b_index, (k, raw) in enumerate(blocks):
             found.block = "aside" if k == "para" and _aside(raw) else k
             found.blocks += 1
+            # A lead-in (`... the options are:`) and the list it introduces belong together
+            # (issue 21): in a document both are kept, the items however short.
+            after = blocks[b_index + 1][0] if b_index + 1 < len(blocks) else ""
+            found.introduced = k in ("item", "num") and (
+                found.introduces or (found.introduced and k == found.listing))
+            found.introduces = k == "para" and after in ("item", "num") and \
+                fenced.strip(raw).rstrip().endswith((":", "："))
+            found.listing = k
             if k == "para" and found.intro <= INTRO:
                 found.intro = found.intro + 1 if section.level < 2 else INTRO + 1
             text = tx.clean_statement(raw)
@@ -435,10 +446,13 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
         found.failures.append(piece)
         return
     document = not note.path.startswith(DAILY)
+    introduced = document and (found.introduced or (
+        found.introduces and fenced.strip(piece).rstrip().endswith((":", "："))))
     if skind is None and not _is_chatter(piece) and (
-            fenced.has_block(piece) or "`" in fenced.strip(piece) or (document and (
-                found.block == "item" or (found.block == "para" and 0 < found.intro <= INTRO))
-                and _long_enough(piece))):
+            fenced.has_block(piece) or "`" in fenced.strip(piece) or introduced or (
+                document and (found.block == "item" or (
+                    found.block == "para" and 0 < found.intro <= INTRO)) and
+                _long_enough(piece))):
         # A line with code is a how-to's substance; what a document's introduction says is
         # what it is about; an item of a document's list is one of the things it states (a
         # consequence, an option): cue words or not.

@@ -248,8 +248,11 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
             parts.append("\n".join(f"{i}. {_end(s, lang)}" for i, s in enumerate(steps, 1)))
         if roles.get("step"):
             # What the note writes after its steps (`Rollback: ...`, a caveat) stays with them,
-            # each line as written.
-            parts += [_end(p, lang) for p in roles.get("point", [])]
+            # each line as written; the author's story stays in the note.
+            kept, left = _taught(roles.get("point", []), statement)
+            parts += [_end(p, lang) for p in kept]
+            if left >= LEFT_WORDS:
+                parts.append(_REST[lang][any(fenced.has_block(p) for p in kept)])
         if roles.get("outcome"):
             parts.append(_labelled("outcome", roles["outcome"], lang))
     if roles.get("input"):
@@ -272,10 +275,12 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
         summary = tx.main_clause(summary)
     parts = [statement]
     # A document's lines, as written and in its order (its statements, the lines that carry
-    # its code): each its own paragraph, none condensed, so no command is lost.
-    for line in roles.get("text", []):
-        if tx.clean_statement(line).removeprefix("- ") in tx.clean_statement(summary):
-            continue
+    # its code), less the author's story: each its own paragraph, none condensed, so no
+    # command is lost.
+    lines = [line for line in roles.get("text", [])
+             if tx.clean_statement(line).removeprefix("- ") not in tx.clean_statement(summary)]
+    kept, left = _taught(lines, statement)
+    for line in kept:
         if line.startswith("- ") and parts[-1].startswith("- "):
             parts[-1] += "\n" + _end(line, lang)  # the items of one list stay one list
         else:
@@ -288,7 +293,75 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
         if items:
             parts.append(_labelled(role, items[:2], lang) if labels or role != "why" else
                          _labelled(role, items[:1], lang))
+    if left >= LEFT_WORDS:
+        # What was left out is the note's to tell: the Sources sentence links it.
+        how_to = any(fenced.has_block(line) for line in kept)
+        parts.append(_REST[lang][how_to])
     return parts
+
+
+LEFT_WORDS = 25  # narration left out that makes the node say the note has the rest
+_REST = {"en": {True: "The note has the full walkthrough.", False: "The note tells the rest."},
+         "zh": {True: "完整过程见原笔记。", False: "其余内容见原笔记。"}}
+
+
+def _blocks_of(text: str) -> str:
+    return "\n".join(fenced.unfold(b) for b in fenced.TOKEN_RE.findall(text))
+
+
+def _code_of(text: str) -> str:
+    """The code a line carries, its blocks unfolded and its inline spans, as one string."""
+    spans = re.findall(r"`([^`\n]*)`", fenced.strip(text))
+    blocks = fenced.TOKEN_RE.findall(text)
+    return "\n".join([*spans, *(fenced.unfold(b) for b in blocks)])
+
+
+PROSE_WORDS = 150  # a document's prose a node keeps in full before keeping only what is reused
+# A URL, a number (`15 minutes`, `3.11`, `64`), not a digit inside a name (`o3-mini`, `p99`).
+_REUSED_RE = re.compile(r"https?://|\bwww\.|(?<![A-Za-z0-9_.-])\d")
+
+
+def _taught(lines: Sequence[str], statement: str) -> tuple[list[str], int]:
+    """What a node keeps of a document's lines (SPEC 7.1: an abstraction, not a copy), in the
+    note's order. What people reuse is always kept: a line with a block, with code no other
+    kept line holds, a number, a URL, a rule or decision, an item of the document's lists.
+    The rest is prose: kept up to about PROSE_WORDS words, the first lines first, except the
+    author's story (tx.is_narration: "I wanted to ...", "So I tried X first", an aside in
+    parentheses), which stays in the note. Returns the kept lines and the prose words left out
+    (the Sources sentence links the note that has them)."""
+    story = [tx.is_narration(line) for line in lines]
+    # The code the node holds anyway: the statement's and every block's (blocks are kept).
+    code = "\n".join([_code_of(statement)] + [_blocks_of(line) for line in lines])
+    reused = []
+    for line, told in zip(lines, story, strict=True):
+        spans = [m for m in re.findall(r"`([^`\n]*)`", fenced.strip(line)) if m.strip()]
+        plain = re.sub(r"`[^`\n]*`", " ", fenced.strip(line))
+        new = any(span not in code for span in spans)
+        reused.append(fenced.has_block(line) or new or bool(_REUSED_RE.search(plain)) or (
+            not told and (line.startswith("- ") or tx.states_rule(line) or
+                          tx.has_cue(plain, tx.DECISION_CUES))))
+        if reused[-1]:
+            code += "\n" + _code_of(line)
+    # A lead-in belongs with what it introduces (`... the shortlist:` before its list).
+    for i in range(len(lines) - 2, -1, -1):
+        if reused[i + 1] and fenced.strip(lines[i]).rstrip().endswith((":", "：")):
+            reused[i] = True
+    kept: list[str] = []
+    left = 0
+    prose = 0
+    for line, told, keep in zip(lines, story, reused, strict=True):
+        words = _prose_words(line)
+        if keep or (not told and prose + words <= PROSE_WORDS):
+            kept.append(line)
+            prose += words
+        else:
+            left += words
+    return kept, left
+
+
+def _prose_words(text: str) -> int:
+    plain = re.sub(r"`[^`\n]*`", " ", fenced.strip(text))
+    return round(len(plain) / 2.5) if tx.is_cjk_text(plain) else len(plain.split())
 
 
 def _told_parts(statement: str, points: Sequence[str], said: dict[int, pt.Said], lang: str
