@@ -291,3 +291,38 @@ def test_a_product_of_several_words_is_one_tag() -> None:
     text = ("---\nname: Job summaries\n---\nThe workflow runs on GitHub Actions and writes a "
             "summary. GitHub Actions shows it on the run page.\n")
     assert tags.entity_tags(text, [], 3) == ["GitHub Actions"]
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("封版两天不够。决定：从 4 月开始，月结前封版四天。", "月结前封版四天"),
+    ("约定：周五不发布。", "周五不发布"),
+    ("团队决定所有服务统一用 UTC。", "团队决定所有服务统一用 UTC"),
+])
+def test_a_chinese_title_is_never_the_cue_word_that_labels_the_statement(statement: str,
+                                                                         title: str) -> None:
+    assert tx.title_from(statement) == title
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("execution_timeout=timedelta(hours=3) on every task of the DAG.",
+     "execution_timeout=timedelta on every task of the DAG"),
+    ("max_queue_delay_microseconds is the price every request pays.",
+     "max_queue_delay_microseconds is the price every request pays"),
+    ("catalog_v8 的分片超过 40GB。", "catalog_v8 的分片超过 40GB"),
+    ("on-call pages go through incident.io.", "On-call pages go through incident.io"),
+])
+def test_a_title_keeps_the_case_of_the_identifier_it_opens_with(statement: str,
+                                                                title: str) -> None:
+    assert tx.title_from(statement) == title
+
+
+@pytest.mark.parametrize(("line", "lang", "written"), [
+    ("`execution_timeout=timedelta(hours=3)` on every task (normal run is 50 min),", "en",
+     "`execution_timeout=timedelta(hours=3)` on every task (normal run is 50 min),"),
+    ("超时改成 3 小时，", "zh", "超时改成 3 小时，"),
+    ("Keep the old index for 7 days", "en", "Keep the old index for 7 days."),
+])
+def test_a_line_ends_as_its_author_ended_it(line: str, lang: str, written: str) -> None:
+    from remelink.models.local import edits
+
+    assert edits.end(line, lang) == written

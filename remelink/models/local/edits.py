@@ -17,8 +17,8 @@ def end(text: str, lang: str) -> str:
     text = text.strip()
     if not text or fenced.ends_with_block(text):
         return text
-    if text[-1] in ".!?。！？;；:：":
-        return text
+    if text[-1] in ".!?。！？;；:：,，、":
+        return text  # ends as its author ended it (a list item ending "...,": no ",." added)
     return text + ("。" if lang == "zh" else ".")
 
 

@@ -282,7 +282,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     if not topic:
         return
     name = _GENERIC_TITLE_RE.sub("", tx.clean_statement(title))
-    name = name[:1].upper() + name[1:]
+    name = tx.capitalised(name)
     own = next((c for c in procedures if c.name == name), None)
     if own is not None:
         # The runbook the note's title names is the topic: its statements join it.

@@ -23,6 +23,19 @@ def word_set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
+# An identifier opening a text (`execution_timeout=...`, `max_queue_delay_us`, `p99`,
+# `catalog_v8`): written in lower case on purpose, it keeps its case at a title's start. A
+# hyphenated word (`on-call`, `os-catalog`) may be English: it is capitalised as before.
+_IDENT_START_RE = re.compile(r"[a-z][a-z0-9-]*(?:[_./=][\w.=/-]*|\d[\w-]*)(?![\w])")
+
+
+def capitalised(text: str) -> str:
+    """The text with its first letter in upper case, unless it opens with an identifier."""
+    if not text or _IDENT_START_RE.match(text):
+        return text
+    return text[:1].upper() + text[1:]
+
+
 # Common Chinese surnames: a two- or three-character word before 希望 / 喜欢 / 说 is a person's
 # name only when it starts with one (团队, 用户, 客服 are not people).
 CJK_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余"
@@ -278,14 +291,26 @@ def core_statement(text: str) -> str:
     """The statement without list markers and leading reporting words ("The auditor pointed out
     that X" -> "X"), first letter capitalised."""
     text = _LEADING_CUE_RE.sub("", clean_statement(text))
-    return text[:1].upper() + text[1:] if text else text
+    return capitalised(text)
+
+
+# A Chinese clause that only says when what follows starts ("从 4 月开始", "自下周起").
+_ZH_FROM_RE = re.compile(r"^(?:从|自|由)[^，,。]{1,10}(?:开始|起)$")
 
 
 def _cue_clause(clauses: list[str]) -> str:
-    """The first clause that carries a cue (what the statement is about), else the first."""
+    """The first clause that carries a cue (what the statement is about), else the first. A
+    clause that is the cue word alone ("决定：从 4 月开始，月结前封版四天") labels the clause
+    after it (past a lead-in saying when it starts): that one is the statement."""
     for cues in (PREFERENCE_CUES, RULE_CUES, DECISION_CUES):
-        for clause in clauses:
+        words = {c.strip() for c in cues}
+        for i, clause in enumerate(clauses):
             if has_cue(clause, cues):
+                if clause.strip().lower() in words:
+                    rest = [c for c in clauses[i + 1:] if not _ZH_FROM_RE.match(c)]
+                    if rest:
+                        return rest[0]
+                    continue
                 return clause
     return clauses[0] if clauses else ""
 
@@ -428,7 +453,7 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         while len(words) > 1 and words[-1].lower().strip("'’") in DANGLING:
             words.pop()
     title = " ".join(words).strip(" .,:;")
-    return title[:1].upper() + title[1:] if title else text[:60]
+    return capitalised(title) if title else text[:60]
 
 
 _OPENER_RE = re.compile(r"[(（]")
@@ -460,14 +485,14 @@ def procedure_title(heading: str, note_title: str) -> str:
                "流程", "方法", "做法", "操作"}
     base = clean_statement(note_title).strip("# ").strip()
     if not text or text.lower() in generic:
-        return base if is_cjk_text(base) else (base[:1].upper() + base[1:])
+        return base if is_cjk_text(base) else capitalised(base)
     if base and base.lower() != text.lower() and _is_label_heading(text):
         # "Rollout", "What I checked", "她的建议": a label of the section, named with what the
         # note is about.
         if is_cjk_text(base) or is_cjk_text(text):
             return f"{base}：{text}"
-        return f"{base[:1].upper() + base[1:]}: {text[:1].lower() + text[1:]}"
-    return text[:1].upper() + text[1:]
+        return f"{capitalised(base)}: {text[:1].lower() + text[1:]}"
+    return capitalised(text)
 
 
 def _is_label_heading(heading: str) -> bool:

@@ -79,7 +79,7 @@ def fact_title(statement: str, speaker: str = "", *, max_words: int = 12) -> str
     for quote in ("'", '"', "\u201c", "\u201d"):
         if title.count(quote) % 2 and not re.search(r"\w'\w", title.replace(quote * 2, "")):
             title = title.replace(quote, "")  # "called 'Sleep" cut inside its quotes
-    return title[:1].upper() + title[1:] if title else text[:60]
+    return tx.capitalised(title) if title else text[:60]
 
 
 _CUT_BEFORE = tx.word_set("""with for to at in on from about into by of and or as like over through
