@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from local_support import integrate_note, local_context
 
-from remelink.config import Settings
-from remelink.index import NodeIndex
-from remelink.integrate import IntegrationContext, UnitResult, integrate_unit
-from remelink.models.local import LocalModel, sources, write
+from remelink.integrate import IntegrationContext, UnitResult
+from remelink.models.local import sources, write
 from remelink.models.local.engine import LocalModel as Engine
-from remelink.units import Unit
 from remelink.vault.notes import parse_text
-from remelink.vault.resolve import VaultFiles
 
 
 @pytest.mark.parametrize(("claim", "lang", "expected"), [
@@ -86,26 +82,12 @@ def test_a_corrected_node_keeps_its_name_with_the_new_value_in_chinese() -> None
 
 @pytest.fixture
 def empty_ctx(tmp_path: Path) -> Iterator[IntegrationContext]:
-    root = tmp_path / "vault"
-    for folder in ("daily", "resource", "digest/wiki", ".remelink"):
-        (root / folder).mkdir(parents=True)
-    settings = replace(Settings(), embedder="none")
-    index = NodeIndex(root, settings)
-    index.refresh()
-    model = LocalModel(settings)
-    model.bind_index(index)
-    yield IntegrationContext(vault=root, settings=settings, model=model, index=index,
-                             files=VaultFiles.scan(root), today="2026-04-01")
-    index.close()
+    with local_context(tmp_path, "2026-04-01") as ctx:
+        yield ctx
 
 
 def _say(ctx: IntegrationContext, path: str, name: str, line: str) -> UnitResult:
-    (ctx.vault / path).parent.mkdir(parents=True, exist_ok=True)
-    (ctx.vault / path).write_text(f"# {name}\n\n{line}\n", encoding="utf-8")
-    ctx.files.add(path)
-    result = integrate_unit(ctx, Unit(name=name, bucket="wiki", summary=line, paths=(path,)))
-    assert result.ok, result.error
-    return result
+    return integrate_note(ctx, path, name, line)
 
 
 @pytest.mark.parametrize(("old", "old_name", "new", "new_name", "renamed"), [
