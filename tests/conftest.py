@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-# The sentence encoder runs on one BLAS thread under `remelink` (embed._one_blas_thread, set
-# before numpy loads OpenBLAS, which reads it once). A test process may load numpy earlier:
-# set it here, so that tests compute the floats, and so the links, the command line does.
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+from remelink.models.local import embed
+
+# The sentence encoder runs on one BLAS thread under `remelink`, set before numpy loads
+# OpenBLAS, which reads it once. A test process may load numpy earlier: set it here, so that
+# tests compute the floats, and so the links, the command line does.
+embed._one_blas_thread()
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -72,23 +72,29 @@ Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV
 Let Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
 
 
-def _prose(text: str) -> str:
-    """The text a reader sees as the node's prose: frontmatter values, body without Sources,
-    links reduced to their display text, code and URLs removed."""
+_FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+
+
+def _split(text: str) -> tuple[dict[str, str], str]:
+    """The node's `name` and `description`, and its body without the Sources section."""
+    fields: dict[str, str] = {}
     body = text
-    head = ""
     if text.startswith("---"):
         end = text.find("\n---", 3)
         if end != -1:
-            fm = text[3:end]
-            head = "\n".join(m.group(1).strip("'\" ") for m in
-                             re.finditer(r"^(?:name|description):\s*(.+)$", fm, re.M))
+            fields = {m.group(1): m.group(2).strip("'\" ") for m in
+                      re.finditer(r"^(name|description):\s*(.+)$", text[3:end], re.M)}
             body = text[end + 4:]
-    body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
-    prose = f"{head}\n{body}"
+    return fields, re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
+
+
+def _prose(text: str) -> str:
+    """The text a reader sees as the node's prose: frontmatter values, body without Sources;
+    code, links and URLs removed."""
+    fields, body = _split(text)
+    prose = "\n".join([*fields.values(), body])
     # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
-    prose = re.sub(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", " ", prose,
-                   flags=re.M | re.S)
+    prose = _FENCE_RE.sub(" ", prose)
     # A link names another node: its title says nothing about who or what this node is about.
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
     prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)
@@ -190,7 +196,6 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
     return found
 
 
-_FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 _SHELLS = frozenset(("", "bash", "sh", "shell", "console", "zsh", "fish", "shell-session",
                      "sh-session", "terminal", "powershell", "ps", "cmd", "bat"))
 _PROMPT_RE = re.compile(r"^\s*(?:\$|%|>)\s+")
@@ -205,18 +210,11 @@ def tools(text: str) -> list[str]:
     as a command, in a shell block (`jq '.items'`, `$ uv tool install ...`, `ls | awk ...`) or
     as an inline span of its own (`flake8`), spelled as the title spells them. Closed-class
     words and keywords (`for`, `select`, `export`) are no tool."""
-    title = ""
-    body = text
-    if text.startswith("---"):
-        end = text.find("\n---", 3)
-        if end != -1:
-            m = re.search(r"^name:\s*(.+)$", text[3:end], re.M)
-            title = m.group(1).strip("'\" ") if m else ""
-            body = text[end + 4:]
-    body = re.split(r"^##[ \t]+sources\b", body, flags=re.I | re.M)[0]
+    fields, body = _split(text)
+    title = fields.get("name", "")
     commands: set[str] = set()
     for block in _FENCE_RE.finditer(body):
-        if block.group(2).strip().split(maxsplit=1)[:1] not in ([], *([s] for s in _SHELLS)):
+        if (block.group(2).split() or [""])[0] not in _SHELLS:
             continue
         for line in block.group(3).splitlines():
             line = _PROMPT_RE.sub("", line)
