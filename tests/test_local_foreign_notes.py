@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from remelink.config import Settings
@@ -527,6 +527,10 @@ def test_a_sentence_never_ends_inside_a_code_span() -> None:
     assert tx.sentences("Run ``a `;` b. c`` first. Then rest.") == ["Run ``a `;` b. c`` first.",
                                                                   "Then rest."]
     assert tx.sentences("An open ` tick. Next.") == ["An open ` tick.", "Next."]
+    # The clauses a Chinese REFINE compares split at "，" and full stops: never inside code
+    # either (`Y00. Y00` was cut, and its half joined to the next clause's span was refused).
+    assert tx.clauses("不要一上来就加内存，用 `Y00. Y00`。The worker failed: `killed`.") == [
+        "不要一上来就加内存", "用 `Y00. Y00`。", "The worker failed: `killed`."]
 
 
 @given(words=st.lists(_SPAN_WORDS, min_size=2, max_size=6),
@@ -561,6 +565,11 @@ _LINE = st.tuples(st.sampled_from(["", "- ", "1. ", "## "]), _PROSE,
 
 @given(lines=st.lists(_LINE, min_size=1, max_size=8),
        fence=st.lists(_CODE, max_size=3))
+@example(lines=["The worker failed three times this week：`x`。",  # a Chinese REFINE's clause
+                "不要一上来就加内存：`Y00. --memory=16g`。",  # split cut `Y00. Y00` (found by
+                "- The worker failed three times this week：`x`。",  # hypothesis)
+                "The worker failed three times this week：`killed`。",
+                "不要一上来就加内存，用 `Y00. Y00`。"], fence=[])
 @settings(max_examples=15, deadline=None)
 def test_the_local_engine_never_writes_code_its_notes_lack(
         tmp_path_factory: pytest.TempPathFactory, lines: list[str], fence: list[str]) -> None:

@@ -90,14 +90,7 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
     text = " ".join(text.split())
     if not text:
         return []
-    held: list[str] = []
-
-    def hold(code: str) -> str:
-        held.append(code)
-        return f"{_HOLD}{len(held) - 1}{_HELD}"
-
-    if ("`" in text or fenced.START in text) and _HOLD not in text:
-        text = around_code(text, lambda prose: prose, hold)
+    text, held = _hold_code(text)
     parts = (_SENT_END_RE if clauses else _FULL_END_RE).split(text)
     out: list[str] = []
     for part in parts:
@@ -113,9 +106,27 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
-    if held:
-        out = [_HELD_RE.sub(lambda m: held[int(m.group(1))], part) for part in out]
-    return out
+    return _restore_code(out, held)
+
+
+def _hold_code(text: str) -> tuple[str, list[str]]:
+    """`text` with each piece of code (an inline span, a folded fenced block) replaced by a
+    placeholder no splitter cuts, and the pieces in order."""
+    held: list[str] = []
+    if ("`" not in text and fenced.START not in text) or _HOLD in text:
+        return text, held
+
+    def hold(code: str) -> str:
+        held.append(code)
+        return f"{_HOLD}{len(held) - 1}{_HELD}"
+
+    return around_code(text, lambda prose: prose, hold), held
+
+
+def _restore_code(parts: list[str], held: list[str]) -> list[str]:
+    if not held:
+        return parts
+    return [_HELD_RE.sub(lambda m: held[int(m.group(1))], part) for part in parts]
 
 
 # -- cues (lowercased substrings for English, plain substrings for Chinese) ----------------------
@@ -715,9 +726,11 @@ _STOP_KW = {"the", "and", "for", "with", "that", "this", "from", "into", "when",
 
 def clauses(text: str) -> list[str]:
     """The clauses of a statement: its sentences, and in Chinese the parts "，" joins (where
-    English would end a sentence). Fragments under six characters are left out."""
-    parts = re.split(r"(?<=[。！？；;])\s*|(?<=[.!?])\s+|(?<=，)", text.strip())
-    out = [p.strip().rstrip("，,;；") for p in parts]
+    English would end a sentence). Fragments under six characters are left out. Code is never
+    split (`Y00. --memory=16g`), as in `sentences`."""
+    held_text, held = _hold_code(text.strip())
+    parts = re.split(r"(?<=[。！？；;])\s*|(?<=[.!?])\s+|(?<=，)", held_text)
+    out = _restore_code([p.strip().rstrip("，,;；") for p in parts], held)
     return [p for p in out if len(p) >= 6]
 
 
