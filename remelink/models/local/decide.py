@@ -1200,20 +1200,32 @@ MANNERS = (
     ("all at once", re.compile(r"\b(?:at the same time|all at once|in parallel|simultaneously|"
                                r"concurrently)\b|同一时间|一次性全部|并行", re.I)),
 )
+# Opposite bounds on a value, said in phrases: "up to six pages" / "at least six pages" (the
+# word pairs, `least` / `most`, are ANTONYMS). "Up to" bounds a value only before a number.
+BOUNDS = (
+    ("at most", re.compile(r"\bup to (?=\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|"
+                           r"ten|twelve|twenty|thirty|hundred)\b)|\b(?:at most|no more than|"
+                           r"not more than|no longer than|or (?:less|fewer))\b|最多|至多|不超过|"
+                           r"不多于|不高于", re.I)),
+    ("at least", re.compile(r"\b(?:at least|no less than|not less than|no fewer than|"
+                            r"no shorter than|or more)\b|至少|最少|不少于|不低于|不短于", re.I)),
+)
 
 
 def action_conflict(unit_text: str, node_text: str) -> str | None:
     """The unit does one thing where the node does its opposite ("buy" / "sell", "买" / "卖"),
-    or does it in the opposite manner (one at a time / all at once), and neither says both."""
+    or does it in the opposite manner (one at a time / all at once), or bounds a value the other
+    way (up to / at least), and neither says both."""
     ua, na = _acts(unit_text), _acts(node_text)
     for a, b in _ANTONYM_STEMS:
         if (a in ua and b in na and b not in ua and a not in na) or \
                 (b in ua and a in na and a not in ua and b not in na):
             return f"{a if a in ua else b} vs {b if a in ua else a}"
-    um = {name for name, pattern in MANNERS if pattern.search(unit_text)}
-    nm = {name for name, pattern in MANNERS if pattern.search(node_text)}
-    if len(um) == 1 and len(nm) == 1 and um != nm:
-        return f"{min(um)} vs {min(nm)}"
+    for phrases in (MANNERS, BOUNDS):
+        um = {name for name, pattern in phrases if pattern.search(unit_text)}
+        nm = {name for name, pattern in phrases if pattern.search(node_text)}
+        if len(um) == 1 and len(nm) == 1 and um != nm:
+            return f"{min(um)} vs {min(nm)}"
     return None
 
 
