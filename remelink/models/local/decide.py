@@ -933,7 +933,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     correction = False
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
-    act = action_conflict(unit_text, passage)
+    act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
     if handed is not None:
         kind, description, old, correction = "owner", handed.description, handed.sentence, True
@@ -1226,6 +1226,36 @@ def action_conflict(unit_text: str, node_text: str) -> str | None:
         nm = {name for name, pattern in phrases if pattern.search(node_text)}
         if len(um) == 1 and len(nm) == 1 and um != nm:
             return f"{min(um)} vs {min(nm)}"
+    return None
+
+
+_QUESTION_END = re.compile(r"[?？][\s\"'”’)）。.]*$")
+
+
+def asks_otherwise(unit_text: str, node_text: str) -> str | None:
+    """Both are questions, and each asks with a word the other does not use ("Who owns the
+    migration?" / "Who reviews the migration?"): a question is all in its words, and another
+    word asks for another thing. Names are left out (an addressee, "@Lustig Andrei, so ...?", is
+    not what is asked)."""
+    if not (_QUESTION_END.search(unit_text.strip()) and _QUESTION_END.search(node_text.strip())):
+        return None
+
+    def words(text: str) -> list[tuple[str, str]]:
+        # Latin words as written (the index's stemmer folds "owns" into the stop word "own"),
+        # Chinese characters as `sequence` gives them.
+        latin = [(strong_stem(w), w) for w in re.findall(r"[A-Za-z][A-Za-z'-]*",
+                                                          text.casefold())
+                 if w not in STOP and len(w) > 1]
+        return latin + [(t, t) for t, _ in sequence(text) if _is_cjk(t)]
+
+    def asked(text: str, other: str) -> list[str]:
+        theirs = {stem for stem, _ in words(other)}
+        names = {n.casefold() for n in _names(text)} | set(named_tokens(text))
+        return [form for stem, form in words(text) if stem not in theirs and form not in names]
+
+    mine, theirs = asked(unit_text, node_text), asked(node_text, unit_text)
+    if mine and theirs:
+        return f"asks {mine[0]} vs {theirs[0]}"
     return None
 
 
