@@ -1,0 +1,63 @@
+"""False merges of the local engine's similarity judgement (`decide.compare`), as properties:
+a sentence and its word-swapped version (two distinct names trading places, PAWS-X's way of
+making non-paraphrases) never merge, in English and Chinese; a sentence and itself always
+merges. And the kinds the pair sets showed (issue 21): a list that joins other items, two
+questions that ask with other words, opposite bounds on a value."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from remelink.models.local import decide
+
+EN_NAMES = ("Alice", "Bruno", "Carmen", "Dmitri", "Esther", "Farid", "Greta", "Hiroshi")
+ZH_NAMES = ("张伟", "李娜", "王芳", "刘洋", "陈静", "杨帆", "赵磊", "黄敏")
+EN_FRAMES = ("{a} replaced {b} as the release manager in March.",
+             "{a} defeated {b} in the final of the regional chess cup.",
+             "{a} reports to {b} on the payments platform team.",
+             "In 2019 {a} handed the on-call rotation for the ledger service to {b}.")
+ZH_FRAMES = ("{a}在决赛中击败了{b}，赢得了区域象棋杯。",
+             "{a}接替{b}担任发布经理。",
+             "{a}向{b}汇报支付平台的进展。",
+             "2019 年{a}把账本服务的值班交给了{b}。")
+
+
+def distinct_pair(names: tuple[str, ...]) -> st.SearchStrategy[tuple[str, str]]:
+    return st.tuples(st.sampled_from(names), st.sampled_from(names)).filter(
+        lambda ab: ab[0] != ab[1])
+
+
+@given(st.sampled_from(EN_FRAMES + ZH_FRAMES), st.data())
+@settings(max_examples=80, deadline=None)
+def test_a_sentence_and_its_swapped_names_never_merge(frame: str, data: st.DataObject) -> None:
+    names = ZH_NAMES if "{a}" in frame and not frame.isascii() else EN_NAMES
+    a, b = data.draw(distinct_pair(names))
+    node, unit = frame.format(a=a, b=b), frame.format(a=b, b=a)
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+    assert decide.compare(node, unit, unit).label != "same_abstraction"
+
+
+@given(st.sampled_from(EN_FRAMES + ZH_FRAMES), st.data())
+@settings(max_examples=80, deadline=None)
+def test_a_sentence_and_itself_always_merge(frame: str, data: st.DataObject) -> None:
+    names = ZH_NAMES if not frame.isascii() else EN_NAMES
+    a, b = data.draw(distinct_pair(names))
+    text = frame.format(a=a, b=b)
+    assert decide.compare(text, text, text).label == "same_abstraction"
+
+
+def test_a_list_that_joins_other_items_is_another_statement() -> None:
+    # PAWS-X zh tuning pair 7440's shape: the bag of characters all but the same, the list not.
+    node = "Syrtos 是一种来自希腊和马其顿色雷斯的希腊民间舞蹈。"
+    unit = "Syrtos 是一种来自马其顿和色雷斯的希腊民间舞蹈。"
+    assert decide.order_agreement(node, unit) < decide.ORDER_RULE["zh"][1]
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+    assert decide.compare(node, node, node).label == "same_abstraction"
+
+
+@pytest.mark.parametrize("text", ["Syrtos 是一种来自希腊和马其顿的民间舞蹈。",
+                                  "支付组和账本组共同维护对账服务，每周一对一次账。"])
+def test_the_same_list_in_the_same_order_is_no_swap(text: str) -> None:
+    assert decide.order_agreement(text, text) == 1.0
