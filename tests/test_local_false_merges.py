@@ -61,3 +61,21 @@ def test_a_list_that_joins_other_items_is_another_statement() -> None:
                                   "支付组和账本组共同维护对账服务，每周一对一次账。"])
 def test_the_same_list_in_the_same_order_is_no_swap(text: str) -> None:
     assert decide.order_agreement(text, text) == 1.0
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("A man plays a guitar on the stage.", "A woman plays a guitar on the stage."),
+    ("The boys repaint the fence every spring.", "The girls repaint the fence every spring."),
+    ("一个男人捡起一块大石头。", "一个女人捡起一块大石头。"),
+])
+def test_a_man_and_a_woman_are_other_people(a: str, b: str) -> None:
+    assert decide.person_conflict(a, b) is not None
+    assert decide.compare(b, a, a).label != "same_abstraction"
+    assert decide.compare(a, a, a).label == "same_abstraction"
+
+
+def test_a_man_and_a_woman_named_together_are_no_swap() -> None:
+    assert decide.person_conflict("A man and a woman dance.", "A woman dances with a man.") \
+        is None
+    assert decide.person_conflict("The human operator checks it.", "The woman checks it.") \
+        is None

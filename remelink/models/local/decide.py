@@ -932,7 +932,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     new_sentence = ""
     correction = False
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
-        subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
+        subject_swapped(unit_text, [node_head, *sentences[:2]], idf) or \
+        person_conflict(unit_text, passage)
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
     if handed is not None:
@@ -1194,15 +1195,21 @@ ANTONYMS = (
     ("至少", "至多"), ("least", "most"), ("高于", "低于"), ("超过", "低于"), ("大于", "小于"),
     ("多于", "少于"), ("primary", "replica"), ("主库", "从库"),
 )
+# Another person, said with a common noun: "A man plays a guitar" / "A woman plays a guitar"
+# (the entity rule, for people no name tells apart).
+PERSONS = (("man", "woman"), ("men", "women"), ("boy", "girl"), ("boys", "girls"),
+           ("男人", "女人"), ("男孩", "女孩"), ("男子", "女子"), ("男生", "女生"))
+_PERSON_STEMS = tuple((strong_stem(a) if a.isascii() else a, strong_stem(b) if b.isascii()
+                       else b) for a, b in PERSONS)
 _ANTONYM_STEMS = tuple((strong_stem(a) if a.isascii() else a, strong_stem(b) if b.isascii()
                         else b) for a, b in ANTONYMS)
 
 
-def _acts(text: str) -> set[str]:
+def _acts(text: str, pairs: Sequence[tuple[str, str]] = _ANTONYM_STEMS) -> set[str]:
     """The antonym words a text uses (English by stem, Chinese as written)."""
     stems = {strong_stem(t) for t in analyze(text, query=True) if t.isascii()}
     out = set()
-    for a, b in _ANTONYM_STEMS:
+    for a, b in pairs:
         for w in (a, b):
             if (w in stems) if w.isascii() else (w in text):
                 out.add(w)
@@ -1230,15 +1237,28 @@ BOUNDS = (
 )
 
 
+def _opposite(unit_text: str, node_text: str, pairs: Sequence[tuple[str, str]]) -> str | None:
+    """One text uses a word of a pair where the other uses its opposite, and neither both."""
+    ua, na = _acts(unit_text, pairs), _acts(node_text, pairs)
+    for a, b in pairs:
+        if (a in ua and b in na and b not in ua and a not in na) or \
+                (b in ua and a in na and a not in ua and b not in na):
+            return f"{a if a in ua else b} vs {b if a in ua else a}"
+    return None
+
+
+def person_conflict(unit_text: str, node_text: str) -> str | None:
+    """The unit says of a man what the node says of a woman (PERSONS), or the reverse."""
+    return _opposite(unit_text, node_text, _PERSON_STEMS)
+
+
 def action_conflict(unit_text: str, node_text: str) -> str | None:
     """The unit does one thing where the node does its opposite ("buy" / "sell", "买" / "卖"),
     or does it in the opposite manner (one at a time / all at once), or bounds a value the other
     way (up to / at least), and neither says both."""
-    ua, na = _acts(unit_text), _acts(node_text)
-    for a, b in _ANTONYM_STEMS:
-        if (a in ua and b in na and b not in ua and a not in na) or \
-                (b in ua and a in na and a not in ua and b not in na):
-            return f"{a if a in ua else b} vs {b if a in ua else a}"
+    found = _opposite(unit_text, node_text, _ANTONYM_STEMS)
+    if found:
+        return found
     for phrases in (MANNERS, BOUNDS):
         um = {name for name, pattern in phrases if pattern.search(unit_text)}
         nm = {name for name, pattern in phrases if pattern.search(node_text)}
