@@ -79,3 +79,13 @@ def test_a_man_and_a_woman_named_together_are_no_swap() -> None:
         is None
     assert decide.person_conflict("The human operator checks it.", "The woman checks it.") \
         is None
+
+
+@pytest.mark.parametrize("connective", ["And, ", "But ", "So ", "Then "])
+def test_a_connective_before_the_opening_name_hides_no_swap(connective: str) -> None:
+    node = "Marek gets the credit for the new billing pipeline."
+    unit = f"{connective}Ilse gets the credit for the new billing pipeline."
+    assert decide.subject_swapped(unit, [node], decide.default_idf) == "ilse vs marek"
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+    again = f"{connective}Marek gets the credit for the new billing pipeline."
+    assert decide.subject_swapped(again, [node], decide.default_idf) is None

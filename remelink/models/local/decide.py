@@ -810,7 +810,10 @@ def _mentions(name: str, other: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(folded)}(?![\w])", body) is not None
 
 
-_OPENING_RE = re.compile(r"^\W*([A-Z][\w&.-]*[\w&])")
+# A sentence's opening name, after a connective that only ties it to the one before ("And,
+# Obama gets zero credit ..."): the connective is no subject.
+_OPENING_RE = re.compile(r"^\W*(?:(?:And|But|So|Or|Also|Then|Now|Yes|No|Well|However|Still|"
+                         r"Meanwhile|Again)\b,?\s+)?([A-Z][\w&.-]*[\w&])")
 
 
 def subject_swapped(unit_text: str, texts: Sequence[str], idf: IdfFn) -> str | None:
