@@ -89,3 +89,16 @@ def test_a_connective_before_the_opening_name_hides_no_swap(connective: str) -> 
     assert decide.compare(unit, node, node).label != "same_abstraction"
     again = f"{connective}Marek gets the credit for the new billing pipeline."
     assert decide.subject_swapped(again, [node], decide.default_idf) is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The nightly export job passed on the staging cluster.",
+     "The nightly export job failed on the staging cluster."),
+    ("The bucket for invoices is private.", "The bucket for invoices is public."),
+    ("部署在集群内部的服务。", "部署在集群外部的服务。"),
+])
+def test_an_antonym_on_one_side_only_is_another_statement(a: str, b: str) -> None:
+    assert decide.action_conflict(a, b) is not None
+    assert decide.compare(b, a, a).label != "same_abstraction"
+    # Both words on one side (a contrast) is no opposite.
+    assert decide.action_conflict(f"{a} {b}", a) is None

@@ -1197,6 +1197,13 @@ ANTONYMS = (
     ("minimum", "maximum"), ("前", "后"), ("提前", "推迟"), ("以上", "以下"), ("最多", "最少"),
     ("至少", "至多"), ("least", "most"), ("高于", "低于"), ("超过", "低于"), ("大于", "小于"),
     ("多于", "少于"), ("primary", "replica"), ("主库", "从库"),
+    ("weaken", "strengthen"), ("rise", "fall"), ("gain", "loss"), ("succeed", "fail"),
+    ("success", "failure"), ("pass", "fail"), ("support", "oppose"), ("love", "hate"),
+    ("strong", "weak"), ("high", "low"), ("north", "south"), ("east", "west"),
+    ("public", "private"), ("internal", "external"), ("valid", "invalid"), ("true", "false"),
+    ("impose", "lift"),
+    ("成功", "失败"), ("支持", "反对"), ("公开", "私有"), ("内部", "外部"), ("以东", "以西"),
+    ("以南", "以北"), ("东部", "西部"), ("南部", "北部"), ("强", "弱"), ("喜欢", "讨厌"),
 )
 # Another person, said with a common noun: "A man plays a guitar" / "A woman plays a guitar"
 # (the entity rule, for people no name tells apart).
