@@ -405,3 +405,48 @@ def test_the_same_manner_in_other_words_is_no_conflict() -> None:
     # Both manners on one side (a choice between them) is no opposite either.
     assert decide.action_conflict("Drain one at a time, never all at once.",
                                   "Drain all at once.") is None
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Design docs can be up to six pages.", "Design docs must be at least six pages."),
+    ("Keep a canary step for no more than 30 minutes.",
+     "Keep a canary step for at least 30 minutes."),
+    ("设计文档最多六页。", "设计文档至少六页。"),
+    ("单个 PR 不超过 300 行。", "单个 PR 不少于 300 行。"),
+])
+def test_an_upper_and_a_lower_bound_on_a_value_are_opposite(a: str, b: str) -> None:
+    assert decide.action_conflict(a, b) is not None
+    assert decide.compare(a, b, b).label != "same_abstraction"
+    assert decide.compare(b, a, a).label != "same_abstraction"
+
+
+def test_the_same_bound_in_other_words_and_up_to_without_a_value_are_no_conflict() -> None:
+    assert decide.action_conflict("Design docs can be up to six pages.",
+                                  "Design docs are at most six pages.") is None
+    # "up to" bounds nothing but a number: "it is up to the team" is no bound.
+    assert decide.action_conflict("It is up to the reviewer to check at least one test.",
+                                  "The reviewer checks at least one test.") is None
+    assert decide.compare("Design docs can be up to six pages.", "Design docs can be up to six "
+                          "pages.").label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Who owns the posting-consumer migration?", "Who reviews the posting-consumer migration?"),
+    ("How do I roll back journal-svc?", "How do I restart journal-svc?"),
+    ("谁负责记账服务的迁移？", "谁评审记账服务的迁移？"),
+])
+def test_two_questions_asked_with_another_word_ask_other_things(a: str, b: str) -> None:
+    assert decide.asks_otherwise(a, b) is not None
+    assert decide.compare(a, b, b).label != "same_abstraction"
+    assert decide.compare(b, a, a).label != "same_abstraction"
+
+
+def test_a_question_asked_again_or_with_an_addressee_is_the_same_question() -> None:
+    q = "Who owns the posting-consumer migration?"
+    assert decide.asks_otherwise(q, q) is None
+    assert decide.compare(q, q, q).label == "same_abstraction"
+    assert decide.asks_otherwise("@Lustig Andrei, so were Johnson and Kennedy compatible?",
+                                 "@edgarblythe, so were Johnson and Kennedy compatible?") is None
+    # A statement is not a question: statements keep their own rules.
+    assert decide.asks_otherwise("Ines owns the posting-consumer migration.",
+                                 "Ines reviews the posting-consumer migration.") is None
