@@ -29,6 +29,7 @@ _SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)
                          r"suggested|agreed|proposed|owns|leads|hates|dislikes|again)\b", re.M)
 _ZH_SUBJECT_RE = re.compile(r"(?:^|[。！？\n]|[-*+]\s*)([\u4e00-\u9fff]{2,3}?)(?:希望|喜欢|更喜欢|"
                             r"偏好|说|认为|提出|要求|负责|不喜欢|习惯)")
+_LABEL_RE = re.compile(r"^([A-Za-z][\w -]{0,29}?):\s+(\S.*)$", re.S)
 _PRONOUN_RE = re.compile(r"^(She|He)\b(?:'s)?", re.I)
 # A statement with no subject that opens with what only a person does ("Wants a second SRE",
 # "希望…") is the person's the note is about, as a pronoun would be.
@@ -88,6 +89,12 @@ def resolve(text: str, person: str | None) -> str:
     """`She prefers X` -> `Priya prefers X` (and `她希望` -> `王芳希望`) when a person is known."""
     if not person:
         return text
+    # "Promo: he's going for principal": a short label before the statement; its subject is
+    # still the person's.
+    label = _LABEL_RE.match(text)
+    if label and not tx.is_cjk_text(text) and len(label.group(1).split()) <= 3:
+        rest = resolve(label.group(2), person)
+        return text if rest == label.group(2) else f"{label.group(1)}: {rest}"
     if tx.is_cjk_text(text):
         if _ZH_VERB_FIRST_RE.match(text):
             return person + text  # "希望发布提前一天" in a 1:1 with 王芳

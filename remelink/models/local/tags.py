@@ -43,7 +43,7 @@ _PLACE_WORDS = tx.word_set("in at to from near around across through visiting vi
 # A capitalised word, or a phrase of them with "of / the / de" between ("GitHub Actions",
 # "Read the Docs"); a word with a capital inside ("macOS", "iPhone").
 _WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z][\w-]*"
-                      r"(?:(?:\s+(?:of|the|de)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)"
+                      r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)"
                       r"(?![\w-])")
 _CONNECTORS = frozenset(("of", "the", "de"))
 # Quoted text up to a few words: a quotation ("Hello World"), not a name.
@@ -72,6 +72,25 @@ Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV
 Let Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
 
 
+_MD_LINK_RE = re.compile(r"!?\[[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)")
+# A run of three or more capitalised words, small words between them allowed, is the title of
+# a page, a talk or a post ("Bringing Open Large Language Models to Consumer Devices",
+# "Towards Inserting One Billion Rows in SQLite Under A Minute"): no word of it is a name.
+_TITLE_RUN_RE = re.compile(r"(?<![\w'’-])[A-Z][\w'’.-]*(?:(?:[ \t]+(?:a|an|the|of|to|in|on|for|"
+                           r"and|with|at|by|from|vs)){0,2}[ \t]+[A-Z][\w'’.-]*){2,}")
+_SMALL_CAPS = frozenset(("A", "An", "The", "Of", "To", "In", "On", "For", "And", "With", "At",
+                         "By", "From", "Under", "Over", "Into", "Is", "Are"))
+
+
+def _title_cased(run: str) -> bool:
+    """A run of capitals written as a title: four capitalised words or more, or a small word
+    capitalised inside it (`Read The Docs`, `SQLite Under A Minute`); three words of a
+    product's name (`Programmable Search Engine`, `Google Cloud Run`) are not one."""
+    words = run.split()
+    capitals = [w for w in words if w[:1].isupper()]
+    return len(capitals) >= 4 or any(w in _SMALL_CAPS for w in words[1:])
+
+
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 
 
@@ -95,8 +114,11 @@ def _prose(text: str) -> str:
     prose = "\n".join([*fields.values(), body])
     # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
     prose = _FENCE_RE.sub(" ", prose)
-    # A link names another node: its title says nothing about who or what this node is about.
+    # A link names another node or page: its title says nothing about who or what this node
+    # is about (`[Byte order](https://en.wikipedia.org/...)`); a name the node also writes
+    # outside the link is still found there.
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
+    prose = _MD_LINK_RE.sub(" ", prose)
     prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)
     return prose
 
@@ -106,7 +128,7 @@ def _starts_sentence(text: str, pos: int) -> bool:
     if not line.strip(" \t#>*+-0123456789.)"):
         return True
     before = text[:pos].rstrip()
-    return not before or before[-1] in ".!?:;。！？：；\"'(“"
+    return not before or before[-1] in ".!?:;。！？：；\"'(“|"  # a table's cell opens like a line
 
 
 def _next_word(text: str, end: int) -> str:
@@ -141,6 +163,7 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
     prose = _prose(text)
     lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
     quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]
+    quoted += [m.span() for m in _TITLE_RUN_RE.finditer(prose) if _title_cased(m.group(0))]
     found: dict[str, tuple[int, bool]] = {}
     for m in _WORD_RE.finditer(prose):
         if any(a <= m.start() < b for a, b in quoted):

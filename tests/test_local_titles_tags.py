@@ -1,0 +1,122 @@
+"""Issue 21: titles, descriptions and tags as an engineer would write them. A title is the
+abstraction in a few words, never a line's label or a fragment; a description says what the
+node holds; a tag is a name, never the title of a page the node links or quotes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from remelink.models.local import people, shapes, tags
+from remelink.models.local import text as tx
+
+_FUNCTION_TAIL = re.compile(r"\b(?:a|an|the|of|to|in|on|at|for|by|with|from|and|or|but|because|"
+                            r"that|which)$", re.I)
+
+LINES = [
+    "Remaining producers to flip: payouts, fees, refunds. Ines wants one per week.",
+    "Olu is stretched: the sharding prototype + embed_refresh_daily + reviews",
+    "Rule of thumb: every new service gets a dashboard before its first prod deploy.",
+    "Priya said it again: design docs fit on one page.",
+    "Non-goals: cross-account ordering, real-time balances, migrating historic data.",
+    "Consumers must be idempotent on event_id because the broker redelivers on rebalance.",
+    "Never call date.today() in business logic: pass the clock in.",
+    "代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。",
+]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_a_title_never_ends_on_a_function_word_or_a_label_colon(line: str) -> None:
+    title = tx.title_from(line)
+    assert title and not title.endswith((":", "：")), title
+    assert not _FUNCTION_TAIL.search(title), title
+    label = re.match(r"^([^:：]{1,30})[:：]", line)
+    if label and not tx.FINITE_RE.search(label.group(1)):  # a label, not a clause
+        assert title != label.group(1).strip(), title  # never the label alone
+
+
+@pytest.mark.parametrize(("line", "title"), [
+    ("Olu is stretched: the sharding prototype + embed_refresh_daily + reviews",
+     "Olu is stretched"),
+    ("Remaining producers to flip: payouts, fees, refunds. Ines wants one per week.",
+     "Remaining producers to flip: payouts, fees, refunds"),
+    ("代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。", "大家同意 PR 尽量控制在 400 行以内"),
+])
+def test_a_title_is_the_point_of_a_labelled_line(line: str, title: str) -> None:
+    """A clause before the colon is the statement; a label over a bare list keeps the list;
+    a Chinese label names the line, the claim after it is the title."""
+    assert tx.title_from(line) == title
+
+
+def test_a_pronoun_after_a_label_is_the_person_the_note_names() -> None:
+    assert people.resolve("Promo: he's going for principal", "Olu") == \
+        "Promo: Olu is going for principal"
+    assert tx.title_from(people.resolve("Promo: he's going for principal", "Olu")) == \
+        "Olu is going for principal"
+    assert people.resolve("Note: the build is red", "Olu") == "Note: the build is red"
+
+
+@pytest.mark.parametrize(("summary", "lines", "gist"), [
+    # A list item's fragment is no description: the lead-in that states the decision is.
+    ("a table `payout_outbox(id bigserial)` written in the same transaction as the payout row;",
+     ["We use a transactional outbox for payout instructions:"],
+     "We use a transactional outbox for payout instructions."),
+    # A labelled field (`Non-goals:`, `Status:`, `分享人：`) is not what the node holds.
+    ("Non-goals: cross-account ordering, real-time balances, migrating historic data.",
+     ["Producers publish a `PostingRequested` event to the topic `journal.postings.v2`."],
+     "Producers publish a PostingRequested event to the topic journal.postings.v2."),
+    ("Status: accepted", ["Lexical search ranks names above bodies."],
+     "Lexical search ranks names above bodies."),
+    ("分享人：陈静，3 月 3 日周二下午，大概 40 分钟。", ["老的 eager 协议每次 rebalance 都会停顿整个 group。"],
+     "老的 eager 协议每次 rebalance 都会停顿整个 group。"),
+    # A label's own clause is the claim.
+    ("Rule of thumb: every new service gets a dashboard before its first prod deploy.", [],
+     "Every new service gets a dashboard before its first prod deploy."),
+])
+def test_a_description_says_what_the_node_holds(summary: str, lines: list[str],
+                                                gist: str) -> None:
+    points = [f"text: {line}" for line in lines]
+    assert shapes.description(summary, "zh" if tx.is_cjk_text(summary) else "en", "wiki",
+                              "Node", points) == gist
+
+
+def test_a_long_description_stops_where_a_reader_can() -> None:
+    """Never inside brackets nor on a word that needs what follows (`... blocked by an...`)."""
+    long = ("migrations.RunSQL.noop provides an easy way to create reversible Django SQL "
+            "migrations, where the reverse operation does nothing (but keeps it possible to "
+            "reverse back to a previous migration state without being blocked by an "
+            "irreversible migration step that would otherwise stop everything for everyone).")
+    out = shapes.description(long, "en", "wiki", "Noop migrations", [])
+    assert len(out) <= shapes.DESCRIPTION_CHARS + 3
+    assert out.count("(") == out.count(")"), out
+    assert not _FUNCTION_TAIL.search(out.rstrip(".")), out
+
+
+NODE = """---
+name: Running PyPy on macOS using Homebrew
+description: Towards Inserting One Billion Rows in SQLite Under A Minute includes this snippet.
+---
+Towards Inserting One Billion Rows in SQLite Under A Minute includes this snippet, and it
+links [Byte Order](https://en.wikipedia.org/wiki/Endianness) and
+[Alignment](https://en.wikipedia.org/wiki/Data_structure_alignment). Read The Docs builds it.
+Priya prefers PyPy for this.
+
+| rank | title |
+| --- | --- |
+| 0 | Introducing sqlite-lines - a SQLite extension |
+"""
+
+
+def test_a_tag_is_never_a_linked_or_quoted_page_title() -> None:
+    found = tags.entity_tags(NODE, [], 6)
+    assert "Priya" in found and "PyPy" in found, found
+    for title_word in ("Byte Order", "Alignment", "Minute", "Under", "Docs", "Introducing",
+                       "Towards Inserting"):
+        assert title_word not in found, found
+
+
+def test_a_linked_name_the_node_also_writes_is_still_a_tag() -> None:
+    node = ("---\nname: Limited JSON API for Google searches using Programmable Search Engine\n"
+            "description: x\n---\nSee [Programmable Search Engine](https://example.com/pse).\n")
+    assert "Programmable Search Engine" in tags.entity_tags(node, [], 3)
