@@ -41,7 +41,8 @@ def test_a_title_never_ends_on_a_function_word_or_a_label_colon(line: str) -> No
      "Olu is stretched"),
     ("Remaining producers to flip: payouts, fees, refunds. Ines wants one per week.",
      "Remaining producers to flip: payouts, fees, refunds"),
-    ("代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。", "大家同意 PR 尽量控制在 400 行以内"),
+    ("代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。",
+     "大家同意 PR 尽量控制在 400 行以内"),
 ])
 def test_a_title_is_the_point_of_a_labelled_line(line: str, title: str) -> None:
     """A clause before the colon is the statement; a label over a bare list keeps the list;
@@ -68,7 +69,8 @@ def test_a_pronoun_after_a_label_is_the_person_the_note_names() -> None:
      "Producers publish a PostingRequested event to the topic journal.postings.v2."),
     ("Status: accepted", ["Lexical search ranks names above bodies."],
      "Lexical search ranks names above bodies."),
-    ("分享人：陈静，3 月 3 日周二下午，大概 40 分钟。", ["老的 eager 协议每次 rebalance 都会停顿整个 group。"],
+    ("分享人：陈静，3 月 3 日周二下午，大概 40 分钟。",
+     ["老的 eager 协议每次 rebalance 都会停顿整个 group。"],
      "老的 eager 协议每次 rebalance 都会停顿整个 group。"),
     # A label's own clause is the claim.
     ("Rule of thumb: every new service gets a dashboard before its first prod deploy.", [],

@@ -154,10 +154,11 @@ def _gist(summary: str, lines: Sequence[str]) -> str:
     """What a description says (issue 21: what the node holds in one sentence, never its first
     line for being first): the first sentence of the summary (the note's opening), else of the
     document's lines, that is whole: no lead-in told as the author's story (`I wanted to run
-    the following command:`), no later line of that story, no labelled field (`Status: accepted`, `Non-goals:
-    ...`; a label's own clause is the claim: `Rule of thumb: X` says X), no fragment of a list
-    item, and, when it introduces what follows it, a claim of its own (`The awk program adds a
-    prefix, for example:` without its `for example`). The summary when none is."""
+    the following command:`), no later line of that story, no labelled field (`Status:
+    accepted`, `Non-goals: ...`; a label's own clause is the claim: `Rule of thumb: X` says
+    X), no fragment of a list item, and, when it introduces what follows it, a claim of its
+    own (`The awk program adds a prefix, for example:` without its `for example`). The
+    summary when none is."""
     text = tx.clean_statement(summary)
     for n, line in enumerate([text, *lines]):
         line = tx.clean_statement(line).removeprefix("- ")

@@ -43,7 +43,8 @@ _PLACE_WORDS = tx.word_set("in at to from near around across through visiting vi
 # A capitalised word, or a phrase of them with "of / the / de" between ("GitHub Actions",
 # "Read the Docs"); a word with a capital inside ("macOS", "iPhone").
 _WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z][\w-]*"
-                      r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)"
+                      r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+[A-Z][a-z][\w-]*){0,3}|"
+                      r"[a-z]+[A-Z][\w]*)"
                       r"(?![\w-])")
 _CONNECTORS = frozenset(("of", "the", "de"))
 # Quoted text up to a few words: a quotation ("Hello World"), not a name.

@@ -468,7 +468,7 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         text = label.group(1)
     elif label and len(label.group(1).split()) <= 6:
         rest = first_sentence(label.group(2))
-        if FINITE_RE.search(rest) or len(label.group(1).split()) <= 3 and not _bare_list(rest):
+        if FINITE_RE.search(rest) or (len(label.group(1).split()) <= 3 and not _bare_list(rest)):
             text = label.group(2)
         elif _bare_list(rest) and len(f"{label.group(1)} {rest}".split()) <= max_words:
             text, listed = f"{label.group(1)}: {rest}", True
