@@ -122,3 +122,14 @@ def test_a_linked_name_the_node_also_writes_is_still_a_tag() -> None:
     node = ("---\nname: Limited JSON API for Google searches using Programmable Search Engine\n"
             "description: x\n---\nSee [Programmable Search Engine](https://example.com/pse).\n")
     assert "Programmable Search Engine" in tags.entity_tags(node, [], 3)
+
+
+@pytest.mark.parametrize(("line", "title"), [
+    ("陈静希望 code review 在 24 小时内给第一轮反馈，哪怕只是说「今天没空，明天看」。",
+     "陈静希望 code review 在 24 小时内给第一轮反馈"),
+    ("连接池 default_pool_size 维持 40，不扩容。", "连接池 default_pool_size 维持 40"),
+])
+def test_a_chinese_title_counts_a_latin_word_as_one(line: str, title: str) -> None:
+    """A Latin word, identifier or number in a Chinese title is one unit, not one per letter:
+    the clause is whole, not cut at `在 24 小时` or before its number."""
+    assert tx.title_from(line) == title

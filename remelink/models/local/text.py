@@ -403,6 +403,7 @@ REPORTED_RE = re.compile(r"[A-Z][a-z]+ (?:said|says|stressed|repeated|reiterated
                          r"(?: (?:it|this|that))?(?: again)?|[\u4e00-\u9fff]{2,3}(?:再次)?"
                          r"(?:强调|重申|说)")
 _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
+_CJK_UNIT_RE = re.compile(r"[A-Za-z0-9_.=/+-]+|\s+|.", re.S)
 _ZH_LABEL_RE = re.compile(rf"^[{CJK}]{{2,4}}[：:]\s*(\S.{{7,}})$")
 # A finite verb: a label that has one is a clause ("Export is async: ..."), a rest that has
 # one is a claim of its own.
@@ -446,14 +447,17 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
             text = label.group(1)
         clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]
         clause = _cue_clause(clauses) if clauses else text
-        if len(clause) > max_cjk:
-            cut = clause[:max_cjk]
-            # Never cut inside a Latin word or a number.
-            # Never cut inside a Latin word, an identifier or a number: end after it.
-            more = re.match(r"[A-Za-z0-9_.-]+", clause[max_cjk:])
-            if more and re.search(r"[A-Za-z0-9_.-]$", cut):
-                cut = clause[:max_cjk + more.end()].rstrip(".-")
-            clause = cut.rstrip("的了和与及 ")
+        # A Chinese title is measured in what a reader reads: a character, or a Latin word,
+        # identifier or number as one ("陈静希望 code review 在 24 小时内给第一轮反馈" is 17,
+        # not 31 letters: counting letters cut it at "在 24 小时"). Never cut inside a word.
+        end = units = 0
+        for m in _CJK_UNIT_RE.finditer(clause):
+            units += 0 if m.group(0).isspace() else 1
+            if units > max_cjk:
+                break
+            end = m.end()
+        if end < len(clause):
+            clause = clause[:end].rstrip(".-").rstrip("的了和与及 ")
         return clause or text[:max_cjk]
     # "Tomasz: shadow mode ...", "Rule of thumb: every new service ...": a short label before a
     # colon names the line, not its topic.
