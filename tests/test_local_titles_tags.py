@@ -133,3 +133,14 @@ def test_a_chinese_title_counts_a_latin_word_as_one(line: str, title: str) -> No
     """A Latin word, identifier or number in a Chinese title is one unit, not one per letter:
     the clause is whole, not cut at `在 24 小时` or before its number."""
     assert tx.title_from(line) == title
+
+
+def test_one_home_for_a_chinese_name_before_a_verb() -> None:
+    """people.zh_person_before builds the three readers' patterns: who opens a statement, who
+    speaks in a restatement, who a node's tags name; each keeps its own verbs."""
+    from remelink.models.local import decide
+    text = "会上，陈静希望早点发布。小王下周加入。刘洋再次强调要写测试。"
+    assert [m.group(1) for m in tags._CJK_NAME_RE.finditer(text)] == ["陈静", "小王"]
+    assert [m.group(1) for m in decide._ZH_SPEAKER_RE.finditer(text)] == ["陈静", "刘洋"]
+    assert people.subject_of("- 陈静希望早点发布") == "陈静"
+    assert people.subject_of("会上，陈静希望早点发布") is None  # a statement it does not open

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from remelink.models.local import people
 from remelink.models.local import text as tx
 
 # Verbs that only a person (or a team) does: "Alice prefers", "Marco traced". Words that are
@@ -60,9 +61,9 @@ print echo cd export sudo source exec env true false null none app apps file fil
 script scripts test tests tool tools server project page pages blog function module package
 command query table database issue issues user users key keys value values object string
 list""")
-_CJK_NAME_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([小老阿][\u4e00-\u9fff]|"
-                          r"[\u4e00-\u9fff]{2,3}?)(?=希望|喜欢|更喜欢|不喜欢|偏好|说|认为|提出|要求|"
-                          r"负责|习惯|建议|下个月|下周|明天|今天|开始|加入|离职|调到|搬到|接手)")
+_CJK_NAME_RE = people.zh_person_before(
+    (*people.ZH_PERSON_VERBS, "不喜欢", "负责", "习惯", "建议", "下个月", "下周", "明天", "今天",
+     "开始", "加入", "离职", "调到", "搬到", "接手"), nicknames=True)
 _NOT_NAMES = frozenset(tx._COMMON_CAPS) | tx.word_set("""Why How What When Where Who Cause Fix
 Symptom Result Lesson Context Follow Also Diagnosis Inputs Failure Steps Step Use Check Read
 Walk Confirm Post Run Logs Log Note Notes Decision Decisions Rule Rules Preference Lesson
