@@ -144,3 +144,23 @@ def test_one_home_for_a_chinese_name_before_a_verb() -> None:
     assert [m.group(1) for m in decide._ZH_SPEAKER_RE.finditer(text)] == ["陈静", "刘洋"]
     assert people.subject_of("- 陈静希望早点发布") == "陈静"
     assert people.subject_of("会上，陈静希望早点发布") is None  # a statement it does not open
+
+
+@pytest.mark.parametrize(("body", "kept", "dropped"), [
+    ("Rotation is one week, handover Monday 11:00 Lisbon time. Dana prefers PagerDuty.",
+     ["Dana", "PagerDuty"], ["Lisbon"]),                     # a time zone is a place
+    ("Dana wants the status in the channel by 16:00 Lisbon, every Friday.", ["Dana"], ["Lisbon"]),
+    ("Mine ended up looking like this, with Django pinned.", ["Django"], ["Mine"]),  # a pronoun
+    ("The eval ran against a model hosted locally using LM Studio.", ["LM Studio"], ["Studio"]),
+])
+def test_a_tag_is_a_name_not_a_place_or_a_pronoun(body: str, kept: list[str],
+                                                  dropped: list[str]) -> None:
+    found = tags.entity_tags(f"---\nname: Node\ndescription: x\n---\n{body}\n", [], 3)
+    assert all(k in found for k in kept) and not set(dropped) & set(found), found
+
+
+def test_a_name_singular_and_plural_is_one_tag() -> None:
+    node = ("---\nname: Set environment variables for all steps in a GitHub Action\n"
+            "description: x\n---\nThe GitHub Actions workflow sets them once.\n")
+    found = tags.entity_tags(node, [], 3)
+    assert len([t for t in found if t.startswith("GitHub Action")]) == 1, found

@@ -43,7 +43,7 @@ coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
 # A capitalised word, or a phrase of them with "of / the / de" between ("GitHub Actions",
 # "Read the Docs"); a word with a capital inside ("macOS", "iPhone").
-_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z][\w-]*"
+_WORD_RE = re.compile(r"(?<![\w'’-])((?:[A-Z]{2,5}[ \t]+(?=[A-Z][a-z]))?[A-Z][a-z][\w-]*"
                       r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+[A-Z][a-z][\w-]*){0,3}|"
                       r"[a-z]+[A-Z][\w]*)"
                       r"(?![\w-])")
@@ -71,6 +71,7 @@ Corrected Sources Source Thanks Hey Hi Hello Yes Yeah Wow Great Awesome Cool Nic
 Good Happy Morning Evening Night Weekend Week Month Year Christmas Thanksgiving Easter
 Halloween English Chinese American European British French German Spanish Italian Japanese
 Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV
+Mine Yours Ours Theirs Hers His Its Nobody Somebody Everybody Anybody Everyone Someone
 Let Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
 
 
@@ -210,6 +211,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
             continue  # "a pup named Buddy": a pet, not a person, organisation or product
         if not person and follows in _PLACE_NOUNS:
             continue  # "the Berlin office", "Tampa beach"
+        if not person and (follows == "time" or re.search(r"\d{1,2}:\d{2}\s*$", prose[:start])):
+            continue  # "11:00 Lisbon time", "by 16:00 Lisbon": a time zone is a place
         count, was_person = found.get(name, (0, False))
         found[name] = (count + 1, was_person or person)
     for m in _CJK_NAME_RE.finditer(prose):
@@ -276,7 +279,9 @@ def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
     people = [name for name, (_, person) in ranked if person]
     others = [name for name, (_, person) in ranked if not person]
     for name in [*people, *tools(text), *others]:
-        if any(name.casefold() == t.replace("_", " ").casefold() for t in out):
+        # "GitHub Action" beside "GitHub Actions": one name, singular or plural.
+        if any(name.casefold().removesuffix("s") == t.replace("_", " ").casefold().removesuffix("s")
+               for t in out):
             continue
         out.append(name)
     return out[:max_tags]
