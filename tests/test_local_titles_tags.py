@@ -43,6 +43,8 @@ def test_a_title_never_ends_on_a_function_word_or_a_label_colon(line: str) -> No
      "Remaining producers to flip: payouts, fees, refunds"),
     ("代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。",
      "大家同意 PR 尽量控制在 400 行以内"),
+    # A numbered reference names nothing without what follows it.
+    ("Decision: option 4, outbox + Debezium.", "Option 4, outbox + Debezium"),
 ])
 def test_a_title_is_the_point_of_a_labelled_line(line: str, title: str) -> None:
     """A clause before the colon is the statement; a label over a bare list keeps the list;

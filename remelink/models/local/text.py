@@ -482,6 +482,10 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
     while len(clauses) > 1 and _is_lead_in(clauses[0]):
         clauses.pop(0)
     clause = clauses[0] if clauses else text
+    if len(clauses) > 1 and re.fullmatch(r"[A-Za-z]+ (?:#?\d+|[A-Z])", clause):
+        # "Option 4, outbox + Debezium": a numbered reference names nothing without the
+        # apposition that says what it is.
+        clause = f"{clause}, {clauses[1]}"
     words = clause.split()
     if len(words) > max_words:
         words = words[:cut_words]
