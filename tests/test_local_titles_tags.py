@@ -154,6 +154,8 @@ def test_one_home_for_a_chinese_name_before_a_verb() -> None:
     ("Dana wants the status in the channel by 16:00 Lisbon, every Friday.", ["Dana"], ["Lisbon"]),
     ("Mine ended up looking like this, with Django pinned.", ["Django"], ["Mine"]),  # a pronoun
     ("The eval ran against a model hosted locally using LM Studio.", ["LM Studio"], ["Studio"]),
+    ("1. Switch over with Patroni.\n2. Verify writes: 5xx back to baseline.", ["Patroni"],
+     ["Verify"]),                                            # a step's label
 ])
 def test_a_tag_is_a_name_not_a_place_or_a_pronoun(body: str, kept: list[str],
                                                   dropped: list[str]) -> None:

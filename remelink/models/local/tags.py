@@ -191,6 +191,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         opens = _starts_sentence(prose, start)
         if opens and len(words) == 1 and name.endswith("ing"):
             continue  # "Getting started", "Having loaded": a gerund, nobody acting
+        if opens and re.match(r"[^\W\d_][\w'’-]*(?:[ \t]+[\w'’-]+){0,2}[ \t]*:", prose[start:]):
+            continue  # "5. Verify writes: ...": a step's label, its first word no one's name
         person = len(words) == 1 and (follows in _ACTOR or possessive or
                                       _first_name_acting(name, prose, start + len(name)))
         acting = follows.endswith("ed") and len(follows) > 4  # "Acme escalated ..."
