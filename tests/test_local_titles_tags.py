@@ -168,3 +168,19 @@ def test_a_name_singular_and_plural_is_one_tag() -> None:
             "description: x\n---\nThe GitHub Actions workflow sets them once.\n")
     found = tags.entity_tags(node, [], 3)
     assert len([t for t in found if t.startswith("GitHub Action")]) == 1, found
+
+
+def test_a_pronoun_heading_is_the_speaker_the_note_names() -> None:
+    """A talk's presenter (`分享人：陈静`) is a person the note names; its section `她的建议` is
+    hers, and the runbook under it says so in its title."""
+    from remelink.models.local import runbooks
+    from remelink.models.local.sections import Section
+    from remelink.vault.notes import parse_text
+
+    body = ("# 技术分享：Kafka 重平衡\n\n分享人：陈静，3 月 3 日。\n\n## 她的建议\n"
+            "1. 配置 group.instance.id。\n2. 调小 max.poll.records。\n")
+    assert people.named("技术分享：Kafka 重平衡", body) == ["陈静"]
+    note = parse_text("resource/2026-03-03/talk.md", body)
+    blocks = [("num", "配置 group.instance.id。"), ("num", "调小 max.poll.records。")]
+    cand = runbooks.procedure(note, Section("她的建议", 2), blocks, "技术分享：Kafka 重平衡", 0, 0)
+    assert cand.name == "技术分享：Kafka 重平衡：陈静的建议"

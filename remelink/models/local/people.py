@@ -22,7 +22,8 @@ _FILE_RE = re.compile(r"(?:1on1|1-1|one-on-one)[-_ ]+([a-z]+|[\u4e00-\u9fff]{2,3
                       re.I)
 # Spaces within the line only: `^\s*` under re.M crossed newlines, so a note of blank lines
 # was scanned from every line to its end (quadratic).
-_ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|参会|出席|与会)[ \t]*[:：]"
+_ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|speaker|presenter|参会|出席|"
+                        r"与会|分享人|主讲人?)[ \t]*[:：]"
                         r"[ \t]*(.+)$", re.I | re.M)
 _SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)?(?:prefers|likes|"
                          r"wants|asked|asks|said|says|thinks|will|is|was|has|needs|insisted|"
