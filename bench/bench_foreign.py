@@ -187,6 +187,8 @@ def is_cut(title: str, note_text: str) -> bool:
     t = title.strip()
     if not t:
         return False
+    if _is_doc_title(t, note_text):
+        return False  # the author's own title, whole ("Installing flash-attn without compiling it")
     if t.count("`") % 2 or t.count("(") > t.count(")") or t.count("[") > t.count("]"):
         return True
     plain = _squash(note_text.replace("`", "").replace("**", ""))

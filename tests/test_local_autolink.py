@@ -302,6 +302,18 @@ def test_relation_sentences_say_only_what_their_reason_evidences() -> None:
         "Kept.\n\n[[digest/procedure/pool.md|Pool exhaustion]] also names pgbouncer.") == "Kept.\n"
 
 
+def test_two_links_that_name_the_same_thing_agree_in_number() -> None:
+    """"[[a]] and [[b]] also name X", never "also names": two subjects take the plural; the
+    sentence is still recognised as a link sentence."""
+    pool = write.Related("digest/procedure/pool.md", "Pool exhaustion", "named", "pgbouncer")
+    lag = write.Related("digest/procedure/lag.md", "Consumer lag", "named", "pgbouncer")
+    both = write.related_sentence([pool, lag], "en", "wiki")
+    assert both == ("[[digest/procedure/pool.md|Pool exhaustion]] and "
+                    "[[digest/procedure/lag.md|Consumer lag]] also name pgbouncer.")
+    assert write.without_related_sentences(f"Kept.\n\n{both}") == "Kept.\n"
+    assert write.related_sentence([pool, lag], "zh", "wiki").endswith("也写到 pgbouncer。")
+
+
 class _CountingEmbedder:
     def __init__(self) -> None:
         self.texts: list[str] = []

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from remelink.index.analysis import terms as analyze
+from remelink.models.local import people
 from remelink.models.local import text as tx
 from remelink.models.local.edits import without_superseded
 
@@ -486,9 +487,8 @@ _NEGATED_CLAUSE_RE = re.compile(
     re.I)
 # A Chinese name before what a person says or wants ("陈静希望…", "陈静再次强调：…"): `tx.facts`
 # finds Latin names and 小王/王总 forms, not a full Chinese name.
-_ZH_SPEAKER_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([\u4e00-\u9fff]{2,3}?)"
-                            r"(?=希望|喜欢|更喜欢|偏好|说|认为|提出|要求|再次|又一次|强调|重申|"
-                            r"还是|仍然|依然)")
+_ZH_SPEAKER_RE = people.zh_person_before((*people.ZH_PERSON_VERBS, "再次", "又一次", "强调",
+                                           "重申", "还是", "仍然", "依然"))
 
 
 def _speakers(text: str) -> set[str]:

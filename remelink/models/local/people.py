@@ -22,13 +22,33 @@ _FILE_RE = re.compile(r"(?:1on1|1-1|one-on-one)[-_ ]+([a-z]+|[\u4e00-\u9fff]{2,3
                       re.I)
 # Spaces within the line only: `^\s*` under re.M crossed newlines, so a note of blank lines
 # was scanned from every line to its end (quadratic).
-_ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|参会|出席|与会)[ \t]*[:：]"
+_ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|speaker|presenter|参会|出席|"
+                        r"与会|分享人|主讲人?)[ \t]*[:：]"
                         r"[ \t]*(.+)$", re.I | re.M)
 _SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)?(?:prefers|likes|"
                          r"wants|asked|asks|said|says|thinks|will|is|was|has|needs|insisted|"
                          r"suggested|agreed|proposed|owns|leads|hates|dislikes|again)\b", re.M)
-_ZH_SUBJECT_RE = re.compile(r"(?:^|[。！？\n]|[-*+]\s*)([\u4e00-\u9fff]{2,3}?)(?:希望|喜欢|更喜欢|"
-                            r"偏好|说|认为|提出|要求|负责|不喜欢|习惯)")
+# A Chinese person is found as the two or three characters before a verb only a person does
+# ("陈静希望…", "王芳说…"). One home for the three readers of that shape: who opens a statement
+# (here), who speaks in a restatement (decide._speakers: and the words of restating), who a
+# node is about for its tags (tags.candidates: and the words of a person's moves and plans).
+ZH_PERSON_VERBS = ("希望", "喜欢", "更喜欢", "偏好", "说", "认为", "提出", "要求")
+ZH_NAME_LEAD = r"(?:^|[，。；：、\s（(“\"])"  # a clause or a quotation opens before the name
+
+
+def zh_person_before(verbs: tuple[str, ...], *, lead: str = ZH_NAME_LEAD,
+                     nicknames: bool = False) -> re.Pattern[str]:
+    """The pattern of a Chinese name (group 1) after `lead` and before one of `verbs`;
+    `nicknames` admits 小/老/阿 and one character (`小王`)."""
+    name = r"[\u4e00-\u9fff]{2,3}?"
+    if nicknames:
+        name = r"[小老阿][\u4e00-\u9fff]|" + name
+    return re.compile(f"{lead}({name})(?={'|'.join(verbs)})")
+
+
+_ZH_SUBJECT_RE = zh_person_before((*ZH_PERSON_VERBS, "负责", "不喜欢", "习惯"),
+                                  lead=r"(?:^|[。！？\n]|[-*+]\s*)")
+_LABEL_RE = re.compile(r"^([A-Za-z][\w -]{0,29}?):\s+(\S.*)$", re.S)
 _PRONOUN_RE = re.compile(r"^(She|He)\b(?:'s)?", re.I)
 # A statement with no subject that opens with what only a person does ("Wants a second SRE",
 # "希望…") is the person's the note is about, as a pronoun would be.
@@ -88,6 +108,12 @@ def resolve(text: str, person: str | None) -> str:
     """`She prefers X` -> `Priya prefers X` (and `她希望` -> `王芳希望`) when a person is known."""
     if not person:
         return text
+    # "Promo: he's going for principal": a short label before the statement; its subject is
+    # still the person's.
+    label = _LABEL_RE.match(text)
+    if label and not tx.is_cjk_text(text) and len(label.group(1).split()) <= 3:
+        rest = resolve(label.group(2), person)
+        return text if rest == label.group(2) else f"{label.group(1)}: {rest}"
     if tx.is_cjk_text(text):
         if _ZH_VERB_FIRST_RE.match(text):
             return person + text  # "希望发布提前一天" in a 1:1 with 王芳

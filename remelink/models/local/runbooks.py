@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from remelink.models.local import debuglog
+from remelink.models.local import debuglog, people
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.models.local.sections import Section
@@ -23,6 +23,11 @@ def procedure(note: Note, section: Section, blocks: list[tuple[str, str]], title
     lead = [tx.clean_statement(t) for k, t in blocks[:first_num] if k == "para"]
     after = [tx.clean_statement(t) for k, t in blocks[first_num:] if k == "para"]
     name = tx.procedure_title(section.heading or title, title)
+    # "她的建议" under a talk by 陈静: the heading's pronoun is the person the note names.
+    named = people.named(title, note.body, note.path)
+    heading = tx.clean_statement(section.heading).strip("# ").strip()
+    if named and heading and name.endswith(heading):
+        name = name[:len(name) - len(heading)] + people.resolve(heading, named[0])
     points = [f"step: {s}" for s in steps]
     # What follows the steps is what to do when they fail ("If the pager test fails, ...").
     points += [f"failure: {a}" for a in after if re.match(r"^(?:if|when|unless|如果|若|当)\b", a,

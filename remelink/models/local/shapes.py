@@ -31,9 +31,7 @@ setup ship shrink sign snapshot split start stop submit switch sync tag test thr
 train transfer triage trim tune turn unblock unlock update upgrade upload validate verify
 warm watch wipe write
 """)
-_FINITE = re.compile(r"\b(?:is|are|was|were|must|should|will|can|cannot|can't|needs?|has|have|"
-                     r"runs?|goes|takes|gets|fails?|breaks?|works?|uses?|prefers?|likes?|wants?)\b",
-                     re.I)
+_FINITE = tx.FINITE_RE
 
 
 def shape(title: str) -> str:
@@ -125,19 +123,54 @@ _POINTING_RE = re.compile(
     r"here it is)|[,，]\s*(?:例如|比如|如下))\s*[:：]$", re.I)
 
 
+# A field of a document rather than a claim: a short label before a colon (`Non-goals: ...`,
+# `Status: accepted`, `Sources: ...`, `分享人：...`), the label having no verb of its own.
+_FIELD_RE = re.compile(r"^(?P<label>[^:：`\n]{1,30}?)\s*[:：]\s*(?P<rest>\S.*)$")
+
+
+def _field(line: str) -> tuple[bool, str]:
+    """(whether `line` is a labelled field, the claim after its label if that is a clause of
+    its own): `Rule of thumb: every service gets a dashboard` -> the rule; `Non-goals:
+    cross-account ordering, ...` and `分享人：陈静，...` -> no claim."""
+    m = _FIELD_RE.match(line)
+    if not m:
+        return False, ""
+    label, rest = m.group("label").strip(), m.group("rest").strip()
+    if tx.is_cjk_text(label):
+        return len(re.findall(f"[{tx.CJK}]", label)) <= 4 and not re.search(r"[A-Za-z]", label), ""
+    if len(label.split()) > 3 or _FINITE.search(label):
+        return False, ""  # `Export is async: POST ...`: a sentence, not a label
+    claim = rest if _FINITE.search(rest) and len(rest.split()) >= 4 else ""
+    return True, (tx.capitalised(claim) if claim else "")
+
+
+def _fragment(line: str) -> bool:
+    """A piece of a list's sentence (`a table payout_outbox(...) written in the same
+    transaction as the payout row;`): it goes on in the next item."""
+    return line.rstrip().endswith((";", ",", "；", "，"))
+
+
 def _gist(summary: str, lines: Sequence[str]) -> str:
-    """What a description says (issue 21: the gist, a whole sentence, never a lead-in): the
-    first sentence of the summary (the note's opening), else of the document's lines, that is
-    whole: no lead-in told as the author's story (`I wanted to run the following command:`),
-    no later line of that story, and, when it introduces what follows it, a claim of its own
-    (`The awk program adds a prefix, for example:` without its `for example`). The summary
-    when none is."""
+    """What a description says (issue 21: what the node holds in one sentence, never its first
+    line for being first): the first sentence of the summary (the note's opening), else of the
+    document's lines, that is whole: no lead-in told as the author's story (`I wanted to run
+    the following command:`), no later line of that story, no labelled field (`Status:
+    accepted`, `Non-goals: ...`; a label's own clause is the claim: `Rule of thumb: X` says
+    X), no fragment of a list item, and, when it introduces what follows it, a claim of its
+    own (`The awk program adds a prefix, for example:` without its `for example`). The
+    summary when none is."""
     text = tx.clean_statement(summary)
     for n, line in enumerate([text, *lines]):
         line = tx.clean_statement(line).removeprefix("- ")
-        first = fenced.strip(tx.first_sentence(line)).strip() if line else ""
+        if _fragment(line):
+            continue
+        field, claim = _field(line)
+        if field and not claim:
+            continue
+        first = fenced.strip(tx.first_sentence(claim or line)).strip() if line else ""
         lead_in = first.endswith((":", "："))
-        # The summary is the note's opening, a story or not; a later line must say more.
+        # The summary is the note's opening, a story or not (a how-to's later lines told
+        # worse: "It ended up getting over 200 replies..."); a later line must say more.
         if not first or ((n or lead_in) and tx.is_narration(first)):
             continue
         if lead_in:
@@ -170,13 +203,32 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
     text = _gist(summary, [p.text for p in parsed if p.role == "text"])
     first = tx.without_code_marks(tx.first_sentence(text)) if text else ""
     first = first or tx.without_code_marks(text)
-    if len(first) > 240:
-        cut = first[:240]
-        first = cut[: cut.rfind(" ")] if " " in cut else cut
-        first = first.rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
+    if len(first) > DESCRIPTION_CHARS:
+        first = _shortened(first, lang)
     if first.rstrip().endswith((":", "：")):  # a lead-in to code: a sentence of its own here
         first = first.rstrip().rstrip(":：").rstrip() + ("。" if lang == "zh" else ".")
     return first.rstrip(" ;:；：,，") or summary[:240]
+
+
+def _shortened(text: str, lang: str) -> str:
+    """A sentence too long for a description, shortened where a reader can stop: without its
+    asides in brackets, then at the last clause boundary (`,`, `;`, ` - `) that fits, never
+    inside brackets or on a word that needs what follows (`... blocked by an`)."""
+    text = " ".join(tx.drop_parentheticals(text).split())
+    if len(text) <= DESCRIPTION_CHARS:
+        return text
+    cut = text[:DESCRIPTION_CHARS]
+    bounds = [m.start() for m in re.finditer(r"[,;，；]\s|\s[-–—]\s", cut)
+              if m.start() >= DESCRIPTION_CHARS // 3 and
+              cut[:m.start()].count("(") == cut[:m.start()].count(")")]
+    if bounds:
+        cut = cut[:bounds[-1]]
+    elif " " in cut:
+        cut = cut[:cut.rfind(" ")]
+    words = cut.split(" ")
+    while len(words) > 1 and words[-1].lower().strip("'’,;:") in tx.DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(",;:，；：") + ("…" if lang == "zh" else "...")
 
 
 def frontmatter_kind(bucket: str, kind: str) -> str:

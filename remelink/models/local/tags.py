@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from remelink.models.local import people
 from remelink.models.local import text as tx
 
 # Verbs that only a person (or a team) does: "Alice prefers", "Marco traced". Words that are
@@ -42,8 +43,9 @@ coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
 # A capitalised word, or a phrase of them with "of / the / de" between ("GitHub Actions",
 # "Read the Docs"); a word with a capital inside ("macOS", "iPhone").
-_WORD_RE = re.compile(r"(?<![\w'’-])([A-Z][a-z][\w-]*"
-                      r"(?:(?:\s+(?:of|the|de)){0,2}\s+[A-Z][a-z][\w-]*){0,3}|[a-z]+[A-Z][\w]*)"
+_WORD_RE = re.compile(r"(?<![\w'’-])((?:[A-Z]{2,5}[ \t]+(?=[A-Z][a-z]))?[A-Z][a-z][\w-]*"
+                      r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+[A-Z][a-z][\w-]*){0,3}|"
+                      r"[a-z]+[A-Z][\w]*)"
                       r"(?![\w-])")
 _CONNECTORS = frozenset(("of", "the", "de"))
 # Quoted text up to a few words: a quotation ("Hello World"), not a name.
@@ -59,9 +61,9 @@ print echo cd export sudo source exec env true false null none app apps file fil
 script scripts test tests tool tools server project page pages blog function module package
 command query table database issue issues user users key keys value values object string
 list""")
-_CJK_NAME_RE = re.compile(r"(?:^|[，。；：、\s（(“\"])([小老阿][\u4e00-\u9fff]|"
-                          r"[\u4e00-\u9fff]{2,3}?)(?=希望|喜欢|更喜欢|不喜欢|偏好|说|认为|提出|要求|"
-                          r"负责|习惯|建议|下个月|下周|明天|今天|开始|加入|离职|调到|搬到|接手)")
+_CJK_NAME_RE = people.zh_person_before(
+    (*people.ZH_PERSON_VERBS, "不喜欢", "负责", "习惯", "建议", "下个月", "下周", "明天", "今天",
+     "开始", "加入", "离职", "调到", "搬到", "接手"), nicknames=True)
 _NOT_NAMES = frozenset(tx._COMMON_CAPS) | tx.word_set("""Why How What When Where Who Cause Fix
 Symptom Result Lesson Context Follow Also Diagnosis Inputs Failure Steps Step Use Check Read
 Walk Confirm Post Run Logs Log Note Notes Decision Decisions Rule Rules Preference Lesson
@@ -69,7 +71,27 @@ Corrected Sources Source Thanks Hey Hi Hello Yes Yeah Wow Great Awesome Cool Nic
 Good Happy Morning Evening Night Weekend Week Month Year Christmas Thanksgiving Easter
 Halloween English Chinese American European British French German Spanish Italian Japanese
 Korean Indian Mexican Canadian God Mom Dad Mum Grandma Grandpa Internet Wi Fi TV
+Mine Yours Ours Theirs Hers His Its Nobody Somebody Everybody Anybody Everyone Someone
 Let Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mon Tue Wed Thu Fri Sat Sun""")
+
+
+_MD_LINK_RE = re.compile(r"!?\[[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)")
+# A run of three or more capitalised words, small words between them allowed, is the title of
+# a page, a talk or a post ("Bringing Open Large Language Models to Consumer Devices",
+# "Towards Inserting One Billion Rows in SQLite Under A Minute"): no word of it is a name.
+_TITLE_RUN_RE = re.compile(r"(?<![\w'’-])[A-Z][\w'’.-]*(?:(?:[ \t]+(?:a|an|the|of|to|in|on|for|"
+                           r"and|with|at|by|from|vs)){0,2}[ \t]+[A-Z][\w'’.-]*){2,}")
+_SMALL_CAPS = frozenset(("A", "An", "The", "Of", "To", "In", "On", "For", "And", "With", "At",
+                         "By", "From", "Under", "Over", "Into", "Is", "Are"))
+
+
+def _title_cased(run: str) -> bool:
+    """A run of capitals written as a title: four capitalised words or more, or a small word
+    capitalised inside it (`Read The Docs`, `SQLite Under A Minute`); three words of a
+    product's name (`Programmable Search Engine`, `Google Cloud Run`) are not one."""
+    words = run.split()
+    capitals = [w for w in words if w[:1].isupper()]
+    return len(capitals) >= 4 or any(w in _SMALL_CAPS for w in words[1:])
 
 
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
@@ -95,8 +117,11 @@ def _prose(text: str) -> str:
     prose = "\n".join([*fields.values(), body])
     # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
     prose = _FENCE_RE.sub(" ", prose)
-    # A link names another node: its title says nothing about who or what this node is about.
+    # A link names another node or page: its title says nothing about who or what this node
+    # is about (`[Byte order](https://en.wikipedia.org/...)`); a name the node also writes
+    # outside the link is still found there.
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
+    prose = _MD_LINK_RE.sub(" ", prose)
     prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)
     return prose
 
@@ -106,7 +131,7 @@ def _starts_sentence(text: str, pos: int) -> bool:
     if not line.strip(" \t#>*+-0123456789.)"):
         return True
     before = text[:pos].rstrip()
-    return not before or before[-1] in ".!?:;。！？：；\"'(“"
+    return not before or before[-1] in ".!?:;。！？：；\"'(“|"  # a table's cell opens like a line
 
 
 def _next_word(text: str, end: int) -> str:
@@ -141,6 +166,7 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
     prose = _prose(text)
     lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
     quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]
+    quoted += [m.span() for m in _TITLE_RUN_RE.finditer(prose) if _title_cased(m.group(0))]
     found: dict[str, tuple[int, bool]] = {}
     for m in _WORD_RE.finditer(prose):
         if any(a <= m.start() < b for a, b in quoted):
@@ -165,6 +191,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         opens = _starts_sentence(prose, start)
         if opens and len(words) == 1 and name.endswith("ing"):
             continue  # "Getting started", "Having loaded": a gerund, nobody acting
+        if opens and re.match(r"[^\W\d_][\w'’-]*(?:[ \t]+[\w'’-]+){0,2}[ \t]*:", prose[start:]):
+            continue  # "5. Verify writes: ...": a step's label, its first word no one's name
         person = len(words) == 1 and (follows in _ACTOR or possessive or
                                       _first_name_acting(name, prose, start + len(name)))
         acting = follows.endswith("ed") and len(follows) > 4  # "Acme escalated ..."
@@ -185,6 +213,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
             continue  # "a pup named Buddy": a pet, not a person, organisation or product
         if not person and follows in _PLACE_NOUNS:
             continue  # "the Berlin office", "Tampa beach"
+        if not person and (follows == "time" or re.search(r"\d{1,2}:\d{2}\s*$", prose[:start])):
+            continue  # "11:00 Lisbon time", "by 16:00 Lisbon": a time zone is a place
         count, was_person = found.get(name, (0, False))
         found[name] = (count + 1, was_person or person)
     for m in _CJK_NAME_RE.finditer(prose):
@@ -251,7 +281,9 @@ def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
     people = [name for name, (_, person) in ranked if person]
     others = [name for name, (_, person) in ranked if not person]
     for name in [*people, *tools(text), *others]:
-        if any(name.casefold() == t.replace("_", " ").casefold() for t in out):
+        # "GitHub Action" beside "GitHub Actions": one name, singular or plural.
+        if any(name.casefold().removesuffix("s") == t.replace("_", " ").casefold().removesuffix("s")
+               for t in out):
             continue
         out.append(name)
     return out[:max_tags]

@@ -414,6 +414,20 @@ REPORTED_RE = re.compile(r"[A-Z][a-z]+ (?:said|says|stressed|repeated|reiterated
                          r"(?: (?:it|this|that))?(?: again)?|[\u4e00-\u9fff]{2,3}(?:再次)?"
                          r"(?:强调|重申|说)")
 _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
+_CJK_UNIT_RE = re.compile(r"[A-Za-z0-9_.=/+-]+|\s+|.", re.S)
+_ZH_LABEL_RE = re.compile(rf"^[{CJK}]{{2,4}}[：:]\s*(\S.{{7,}})$")
+# A finite verb: a label that has one is a clause ("Export is async: ..."), a rest that has
+# one is a claim of its own.
+FINITE_RE = re.compile(r"\b(?:is|are|was|were|must|should|will|can|cannot|can't|needs?|has|"
+                       r"have|runs?|goes|takes|gets|fails?|breaks?|works?|uses?|prefers?|"
+                       r"likes?|wants?)\b", re.I)
+
+
+def _bare_list(text: str) -> bool:
+    """`payouts, fees, refunds`: short items between commas, no verb among them."""
+    items = [i.strip() for i in re.split(r",|\band\b", text.rstrip(" ."))]
+    return len(items) >= 2 and all(0 < len(i.split()) <= 3 for i in items) and \
+        not FINITE_RE.search(text)
 _LEAD_INS = word_set("""again first second then next finally instead also so now here there
 however note ok okay yes well anyway sadly unfortunately basically actually thankfully luckily
 to if when since after before once in for with as by on otherwise meanwhile still later
@@ -437,27 +451,52 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
     text = _LEADING_CUE_RE.sub("", text)
     text = drop_parentheticals(text).strip()
     if is_cjk_text(text):
+        # "代码评审：大家同意 PR 尽量控制在 400 行以内": a short label names the line, not its
+        # topic; the claim after it is the title.
+        label = _ZH_LABEL_RE.match(text)
+        if label:
+            text = label.group(1)
         clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]
         clause = _cue_clause(clauses) if clauses else text
-        if len(clause) > max_cjk:
-            cut = clause[:max_cjk]
-            # Never cut inside a Latin word or a number.
-            # Never cut inside a Latin word, an identifier or a number: end after it.
-            more = re.match(r"[A-Za-z0-9_.-]+", clause[max_cjk:])
-            if more and re.search(r"[A-Za-z0-9_.-]$", cut):
-                cut = clause[:max_cjk + more.end()].rstrip(".-")
-            clause = cut.rstrip("的了和与及 ")
+        # A Chinese title is measured in what a reader reads: a character, or a Latin word,
+        # identifier or number as one ("陈静希望 code review 在 24 小时内给第一轮反馈" is 17,
+        # not 31 letters: counting letters cut it at "在 24 小时"). Never cut inside a word.
+        end = units = 0
+        for m in _CJK_UNIT_RE.finditer(clause):
+            units += 0 if m.group(0).isspace() else 1
+            if units > max_cjk:
+                break
+            end = m.end()
+        if end < len(clause):
+            clause = clause[:end].rstrip(".-").rstrip("的了和与及 ")
         return clause or text[:max_cjk]
     # "Tomasz: shadow mode ...", "Rule of thumb: every new service ...": a short label before a
     # colon names the line, not its topic.
+    # "Olu is stretched: the sharding prototype + ...": a clause before the colon is the
+    # statement, what follows it the detail. "Remaining producers to flip: payouts, fees,
+    # refunds": a label over a bare list says nothing without it; the line is the title.
     label = _LABEL_RE.match(text)
-    if label and (len(label.group(1).split()) <= 3 or REPORTED_RE.fullmatch(label.group(1))):
+    listed = False
+    if label and REPORTED_RE.fullmatch(label.group(1)):
         text = label.group(2)
-    clauses = [c.strip() for c in re.split(r"[,;:.!?](?:\s|$)|\s[-–—]\s", text) if c.strip()]
+    elif label and FINITE_RE.search(label.group(1)):
+        text = label.group(1)
+    elif label and len(label.group(1).split()) <= 6:
+        rest = first_sentence(label.group(2))
+        if FINITE_RE.search(rest) or (len(label.group(1).split()) <= 3 and not _bare_list(rest)):
+            text = label.group(2)
+        elif _bare_list(rest) and len(f"{label.group(1)} {rest}".split()) <= max_words:
+            text, listed = f"{label.group(1)}: {rest}", True
+    clauses = [text.rstrip(" .")] if listed else \
+        [c.strip() for c in re.split(r"[,;:.!?](?:\s|$)|\s[-–—]\s", text) if c.strip()]
     # "Again, ...", "To use it, ...": a lead-in clause is no topic; the clause after it is.
     while len(clauses) > 1 and _is_lead_in(clauses[0]):
         clauses.pop(0)
     clause = clauses[0] if clauses else text
+    if len(clauses) > 1 and re.fullmatch(r"[A-Za-z]+ (?:#?\d+|[A-Z])", clause):
+        # "Option 4, outbox + Debezium": a numbered reference names nothing without the
+        # apposition that says what it is.
+        clause = f"{clause}, {clauses[1]}"
     words = clause.split()
     if len(words) > max_words:
         words = words[:cut_words]

@@ -83,6 +83,7 @@ _RELATION = {
         "mention": "It refers to {}.",
         "source": "The same note also records {}.",
         "named": "{} also names {e}.",
+        "named_many": "{} also name {e}.",  # "[[a]] and [[b]] also name X": plural agreement
         "see": "See also {}.",
     },
     "zh": {
@@ -166,6 +167,8 @@ def related_sentence(related: Sequence[tuple[str, str]], lang: str, bucket: str 
         else:
             joined = links[0] if len(links) == 1 else ", ".join(links[:-1]) + " and " + links[-1]
         # Not str.format: the evidence is a note's own text, braces included (`{id}`).
+        if lang == "en" and len(links) > 1 and phrase.startswith("{} also names "):
+            phrase = phrase.replace("{} also names ", "{} also name ", 1)  # plural subject
         head, _, tail = phrase.partition("{}")
         sentence = head + joined + tail
         out.append(sentence[:1].upper() + sentence[1:] if lang == "en" and

@@ -1,0 +1,186 @@
+"""Issue 21: titles, descriptions and tags as an engineer would write them. A title is the
+abstraction in a few words, never a line's label or a fragment; a description says what the
+node holds; a tag is a name, never the title of a page the node links or quotes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from remelink.models.local import people, shapes, tags
+from remelink.models.local import text as tx
+
+_FUNCTION_TAIL = re.compile(r"\b(?:a|an|the|of|to|in|on|at|for|by|with|from|and|or|but|because|"
+                            r"that|which)$", re.I)
+
+LINES = [
+    "Remaining producers to flip: payouts, fees, refunds. Ines wants one per week.",
+    "Olu is stretched: the sharding prototype + embed_refresh_daily + reviews",
+    "Rule of thumb: every new service gets a dashboard before its first prod deploy.",
+    "Priya said it again: design docs fit on one page.",
+    "Non-goals: cross-account ordering, real-time balances, migrating historic data.",
+    "Consumers must be idempotent on event_id because the broker redelivers on rebalance.",
+    "Never call date.today() in business logic: pass the clock in.",
+    "代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。",
+]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_a_title_never_ends_on_a_function_word_or_a_label_colon(line: str) -> None:
+    title = tx.title_from(line)
+    assert title and not title.endswith((":", "：")), title
+    assert not _FUNCTION_TAIL.search(title), title
+    label = re.match(r"^([^:：]{1,30})[:：]", line)
+    if label and not tx.FINITE_RE.search(label.group(1)):  # a label, not a clause
+        assert title != label.group(1).strip(), title  # never the label alone
+
+
+@pytest.mark.parametrize(("line", "title"), [
+    ("Olu is stretched: the sharding prototype + embed_refresh_daily + reviews",
+     "Olu is stretched"),
+    ("Remaining producers to flip: payouts, fees, refunds. Ines wants one per week.",
+     "Remaining producers to flip: payouts, fees, refunds"),
+    ("代码评审：大家同意 PR 尽量控制在 400 行以内，超过的拆开提。",
+     "大家同意 PR 尽量控制在 400 行以内"),
+    # A numbered reference names nothing without what follows it.
+    ("Decision: option 4, outbox + Debezium.", "Option 4, outbox + Debezium"),
+])
+def test_a_title_is_the_point_of_a_labelled_line(line: str, title: str) -> None:
+    """A clause before the colon is the statement; a label over a bare list keeps the list;
+    a Chinese label names the line, the claim after it is the title."""
+    assert tx.title_from(line) == title
+
+
+def test_a_pronoun_after_a_label_is_the_person_the_note_names() -> None:
+    assert people.resolve("Promo: he's going for principal", "Olu") == \
+        "Promo: Olu is going for principal"
+    assert tx.title_from(people.resolve("Promo: he's going for principal", "Olu")) == \
+        "Olu is going for principal"
+    assert people.resolve("Note: the build is red", "Olu") == "Note: the build is red"
+
+
+@pytest.mark.parametrize(("summary", "lines", "gist"), [
+    # A list item's fragment is no description: the lead-in that states the decision is.
+    ("a table `payout_outbox(id bigserial)` written in the same transaction as the payout row;",
+     ["We use a transactional outbox for payout instructions:"],
+     "We use a transactional outbox for payout instructions."),
+    # A labelled field (`Non-goals:`, `Status:`, `分享人：`) is not what the node holds.
+    ("Non-goals: cross-account ordering, real-time balances, migrating historic data.",
+     ["Producers publish a `PostingRequested` event to the topic `journal.postings.v2`."],
+     "Producers publish a PostingRequested event to the topic journal.postings.v2."),
+    ("Status: accepted", ["Lexical search ranks names above bodies."],
+     "Lexical search ranks names above bodies."),
+    ("分享人：陈静，3 月 3 日周二下午，大概 40 分钟。",
+     ["老的 eager 协议每次 rebalance 都会停顿整个 group。"],
+     "老的 eager 协议每次 rebalance 都会停顿整个 group。"),
+    # A label's own clause is the claim.
+    ("Rule of thumb: every new service gets a dashboard before its first prod deploy.", [],
+     "Every new service gets a dashboard before its first prod deploy."),
+])
+def test_a_description_says_what_the_node_holds(summary: str, lines: list[str],
+                                                gist: str) -> None:
+    points = [f"text: {line}" for line in lines]
+    assert shapes.description(summary, "zh" if tx.is_cjk_text(summary) else "en", "wiki",
+                              "Node", points) == gist
+
+
+def test_a_long_description_stops_where_a_reader_can() -> None:
+    """Never inside brackets nor on a word that needs what follows (`... blocked by an...`)."""
+    long = ("migrations.RunSQL.noop provides an easy way to create reversible Django SQL "
+            "migrations, where the reverse operation does nothing (but keeps it possible to "
+            "reverse back to a previous migration state without being blocked by an "
+            "irreversible migration step that would otherwise stop everything for everyone).")
+    out = shapes.description(long, "en", "wiki", "Noop migrations", [])
+    assert len(out) <= shapes.DESCRIPTION_CHARS + 3
+    assert out.count("(") == out.count(")"), out
+    assert not _FUNCTION_TAIL.search(out.rstrip(".")), out
+
+
+NODE = """---
+name: Running PyPy on macOS using Homebrew
+description: Towards Inserting One Billion Rows in SQLite Under A Minute includes this snippet.
+---
+Towards Inserting One Billion Rows in SQLite Under A Minute includes this snippet, and it
+links [Byte Order](https://en.wikipedia.org/wiki/Endianness) and
+[Alignment](https://en.wikipedia.org/wiki/Data_structure_alignment). Read The Docs builds it.
+Priya prefers PyPy for this.
+
+| rank | title |
+| --- | --- |
+| 0 | Introducing sqlite-lines - a SQLite extension |
+"""
+
+
+def test_a_tag_is_never_a_linked_or_quoted_page_title() -> None:
+    found = tags.entity_tags(NODE, [], 6)
+    assert "Priya" in found and "PyPy" in found, found
+    for title_word in ("Byte Order", "Alignment", "Minute", "Under", "Docs", "Introducing",
+                       "Towards Inserting"):
+        assert title_word not in found, found
+
+
+def test_a_linked_name_the_node_also_writes_is_still_a_tag() -> None:
+    node = ("---\nname: Limited JSON API for Google searches using Programmable Search Engine\n"
+            "description: x\n---\nSee [Programmable Search Engine](https://example.com/pse).\n")
+    assert "Programmable Search Engine" in tags.entity_tags(node, [], 3)
+
+
+@pytest.mark.parametrize(("line", "title"), [
+    ("陈静希望 code review 在 24 小时内给第一轮反馈，哪怕只是说「今天没空，明天看」。",
+     "陈静希望 code review 在 24 小时内给第一轮反馈"),
+    ("连接池 default_pool_size 维持 40，不扩容。", "连接池 default_pool_size 维持 40"),
+])
+def test_a_chinese_title_counts_a_latin_word_as_one(line: str, title: str) -> None:
+    """A Latin word, identifier or number in a Chinese title is one unit, not one per letter:
+    the clause is whole, not cut at `在 24 小时` or before its number."""
+    assert tx.title_from(line) == title
+
+
+def test_one_home_for_a_chinese_name_before_a_verb() -> None:
+    """people.zh_person_before builds the three readers' patterns: who opens a statement, who
+    speaks in a restatement, who a node's tags name; each keeps its own verbs."""
+    from remelink.models.local import decide
+    text = "会上，陈静希望早点发布。小王下周加入。刘洋再次强调要写测试。"
+    assert [m.group(1) for m in tags._CJK_NAME_RE.finditer(text)] == ["陈静", "小王"]
+    assert [m.group(1) for m in decide._ZH_SPEAKER_RE.finditer(text)] == ["陈静", "刘洋"]
+    assert people.subject_of("- 陈静希望早点发布") == "陈静"
+    assert people.subject_of("会上，陈静希望早点发布") is None  # a statement it does not open
+
+
+@pytest.mark.parametrize(("body", "kept", "dropped"), [
+    ("Rotation is one week, handover Monday 11:00 Lisbon time. Dana prefers PagerDuty.",
+     ["Dana", "PagerDuty"], ["Lisbon"]),                     # a time zone is a place
+    ("Dana wants the status in the channel by 16:00 Lisbon, every Friday.", ["Dana"], ["Lisbon"]),
+    ("Mine ended up looking like this, with Django pinned.", ["Django"], ["Mine"]),  # a pronoun
+    ("The eval ran against a model hosted locally using LM Studio.", ["LM Studio"], ["Studio"]),
+    ("1. Switch over with Patroni.\n2. Verify writes: 5xx back to baseline.", ["Patroni"],
+     ["Verify"]),                                            # a step's label
+])
+def test_a_tag_is_a_name_not_a_place_or_a_pronoun(body: str, kept: list[str],
+                                                  dropped: list[str]) -> None:
+    found = tags.entity_tags(f"---\nname: Node\ndescription: x\n---\n{body}\n", [], 3)
+    assert all(k in found for k in kept) and not set(dropped) & set(found), found
+
+
+def test_a_name_singular_and_plural_is_one_tag() -> None:
+    node = ("---\nname: Set environment variables for all steps in a GitHub Action\n"
+            "description: x\n---\nThe GitHub Actions workflow sets them once.\n")
+    found = tags.entity_tags(node, [], 3)
+    assert len([t for t in found if t.startswith("GitHub Action")]) == 1, found
+
+
+def test_a_pronoun_heading_is_the_speaker_the_note_names() -> None:
+    """A talk's presenter (`分享人：陈静`) is a person the note names; its section `她的建议` is
+    hers, and the runbook under it says so in its title."""
+    from remelink.models.local import runbooks
+    from remelink.models.local.sections import Section
+    from remelink.vault.notes import parse_text
+
+    body = ("# 技术分享：Kafka 重平衡\n\n分享人：陈静，3 月 3 日。\n\n## 她的建议\n"
+            "1. 配置 group.instance.id。\n2. 调小 max.poll.records。\n")
+    assert people.named("技术分享：Kafka 重平衡", body) == ["陈静"]
+    note = parse_text("resource/2026-03-03/talk.md", body)
+    blocks = [("num", "配置 group.instance.id。"), ("num", "调小 max.poll.records。")]
+    cand = runbooks.procedure(note, Section("她的建议", 2), blocks, "技术分享：Kafka 重平衡", 0, 0)
+    assert cand.name == "技术分享：Kafka 重平衡：陈静的建议"
