@@ -502,6 +502,13 @@ def _speakers(text: str) -> set[str]:
 RESTATEMENT_CUES = ("again", "once more", "once again", "reiterated", "repeated", "restated",
                     "as before", "still wants", "still prefers", "still asks", "再次", "又一次",
                     "再一次", "重申", "仍然", "依然", "还是希望")
+# A later note saying that its point stands as before or follows a standing rule ("still",
+# "as agreed", "per the style guide", "按规定", "规范里写了", "不变"): not a repetition by itself,
+# but with an identifier or name the node writes too, the unit is that node's point said again.
+STANDING_CUES = ("still", "as agreed", "as decided", "as discussed", "confirmed", "reaffirmed",
+                 "per the", "as per", "stays", "unchanged", "as usual", "as always",
+                 "按规定", "按照规定", "按照", "规定", "规范里", "规范上", "照旧", "不变", "继续",
+                 "仍", "依旧", "还是", "如约", "确认")
 CORRECTION_CUES = ("correct the", "corrected", "correction", "actually", "in fact", "no longer",
                    "not anymore", "any more", "anymore", "changed to", "change it to",
                    "changed from", "updated to", "moved to", "postponed", "was wrong", "is wrong",
@@ -902,10 +909,11 @@ def _sentence_at(text: str, pos: int) -> str:
 
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
-            unit_paths: Sequence[str] = ()) -> Comparison:
+            unit_paths: Sequence[str] = (), linked: bool = False) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
-    cosine of the unit with each text (called once, with the best passage)."""
+    cosine of the unit with each text (called once, with the best passage). `linked`: the
+    unit's notes link a note the node cites (a wikilink says the later note refers to it)."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -966,7 +974,13 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             kind, description, old = "order", "the same numbers in another order", passage
     shared = bool(unit_paths) and all(f"[[{p}" in node_body for p in unit_paths)
     restated = False
-    if tx.has_cue(unit_text, RESTATEMENT_CUES):
+    if kind in (None, "entity") and restates_standing(unit_text, node_head, sentences, lexical,
+                                                      lang, linked=linked):
+        # Said again, on what the node names: the names the unit adds (`offset`, a reviewer)
+        # are the occasion, not another subject.
+        kind = description = None
+        restated = True
+    if not restated and tx.has_cue(unit_text, RESTATEMENT_CUES):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
@@ -1004,6 +1018,39 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                                                      same_point(unit_text, old or "", u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
+
+
+def shared_identifiers(unit_text: str, node_text: str) -> set[str]:
+    """The identifiers both texts write (`page_token`, `journal.postings.v2`, a Latin word such
+    as `hotfix` in Chinese text): what names one thing in either language."""
+    mine = {t for t in named_tokens(unit_text, names_too=False)
+            if is_identifier(t) or (tx.is_cjk_text(unit_text) and t.isascii() and len(t) > 2)}
+    return mine & set(named_tokens(node_text, names_too=False))
+
+
+def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], lexical: float,
+                      lang: str, *, linked: bool = False) -> bool:
+    """The unit says the node's point again: it says so (a cue of repetition or of a standing
+    rule: "again", "per the style guide", "按规定", "不变"), or its note links the node's note;
+    it writes an identifier the node writes, which is what the node is about (in its name or
+    description) or the two are about the same topic (half the related threshold: a young
+    digest weighs every word it has not seen yet the most); and it states no value the node
+    does not (a changed value is a correction, not this). A unit of many statements (a whole
+    document) is never one node's point said again."""
+    if not (linked or tx.has_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)):
+        return False
+    statements = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
+    if len(statements) > MAX_RESTATING_CLAUSES:
+        return False
+    node_text = f"{node_head} {' '.join(sentences)}"
+    shared = shared_identifiers(unit_text, node_text)
+    if not shared:
+        return False
+    if lexical < thresholds(False, lang)[1] / 2 and \
+            not shared & set(named_tokens(node_head, names_too=False)):
+        return False
+    mine = tx.facts(_assertive(unit_text)).quantities
+    return mine <= tx.facts(node_text).quantities
 
 
 def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:

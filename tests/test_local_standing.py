@@ -1,0 +1,97 @@
+"""A later note that says a rule still stands ("per the style guide", "still", "规范里写了", "不变")
+or links the earlier note, and writes an identifier the node writes, restates that node
+(issue 21): it CORROBORATEs it with a Sources sentence saying what was restated. Without an
+identifier in common, or with another value, a cue is no evidence of the same point."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from local_support import integrate_note, local_context
+
+from remelink.integrate import IntegrationContext
+from remelink.models.local import decide
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[IntegrationContext]:
+    with local_context(tmp_path, "2026-04-01") as context:
+        yield context
+
+
+def test_a_review_applying_the_style_guide_restates_its_rule(ctx: IntegrationContext) -> None:
+    made = integrate_note(ctx, "resource/api-style-guide.md", "Pagination is cursor based",
+                          "Pagination is cursor based: `page_token` and `page_size`; "
+                          "`page_size` max is 200, default 50.")
+    again = integrate_note(ctx, "daily/2026-03-10/review.md", "Use page_token for listing",
+                           "Tomasz: use `page_token` for the listing endpoint, per the "
+                           "api-style-guide. Felix had offset pagination.")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    text = (ctx.vault / str(made.target)).read_text(encoding="utf-8")
+    body, sources = text.split("## Sources")
+    assert "Also:" not in body and "offset" not in body
+    assert "[[daily/2026-03-10/review.md]]" in sources and "restates this" in sources
+
+
+def test_a_chinese_meeting_citing_the_policy_restates_its_rule(ctx: IntegrationContext) -> None:
+    made = integrate_note(ctx, "resource/2026-02-02/发布规范.md", "hotfix 也要补发布单",
+                          "hotfix 也要事后补发布单。")
+    again = integrate_note(ctx, "daily/2026-03-17/发布周会.md", "hotfix 要发布单",
+                           "何伟问 hotfix 要不要发布单：要，事后补，规范里写了。")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    sources = (ctx.vault / str(made.target)).read_text(encoding="utf-8").split("## Sources")[1]
+    assert "[[daily/2026-03-17/发布周会.md]]" in sources
+
+
+_WORDS = st.sampled_from(["ledger", "payout", "fee", "journal", "recon", "card", "batch",
+                          "export", "retry", "window", "quota", "token", "shard", "queue"])
+_IDENT = st.builds(lambda a, b: f"{a}_{b}", _WORDS, _WORDS)
+_CUES = st.sampled_from(["still", "as agreed", "per the style guide", "again", "confirmed",
+                         "as usual"])
+_FACTS = st.sampled_from([
+    "Every request must set `{i}` before it reaches the gateway.",
+    "The `{i}` setting is owned by the platform team and reviewed quarterly.",
+    "Never log `{i}` in plain text; mask all but the last four characters.",
+])
+_OTHER = st.sampled_from([
+    "Lunch moved to the ramen place on Thursdays.",
+    "The espresso machine on the third floor is fixed.",
+    "Sam is out next week, Ines covers the standup.",
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_FACTS, _IDENT, _CUES)
+def test_a_cued_restatement_naming_the_nodes_identifier_is_the_same_node(
+        fact: str, ident: str, cue: str) -> None:
+    node = fact.format(i=ident)
+    head = decide.text_of(node.split(";")[0].rstrip("."), node)
+    unit = f"Reminder from the review, {cue}: `{ident}` is set as the rule says."
+    c = decide.compare(unit, head, node)
+    assert c.restated and c.label == "same_abstraction"
+
+
+@settings(max_examples=60, deadline=None)
+@given(_FACTS, _IDENT, _CUES, _OTHER)
+def test_a_cued_line_without_the_nodes_identifier_is_not_the_same_node(
+        fact: str, ident: str, cue: str, other: str) -> None:
+    node = fact.format(i=ident)
+    head = decide.text_of(node.split(";")[0].rstrip("."), node)
+    unit = f"{other[:-1]}, {cue}."
+    c = decide.compare(unit, head, node)
+    assert not c.restated and c.label != "same_abstraction"
+
+
+@settings(max_examples=40, deadline=None)
+@given(_IDENT, _CUES, st.integers(2, 90), st.integers(2, 90))
+def test_a_cue_never_hides_a_changed_value(ident: str, cue: str, x: int, y: int) -> None:
+    node = f"`{ident}` is kept for {x} days."
+    unit = f"{cue.capitalize()}: `{ident}` is kept for {y} days."
+    c = decide.compare(unit, decide.text_of(f"{ident} is kept for {x} days", node), node)
+    if x != y:
+        assert not (c.label == "same_abstraction" and c.conflict_kind is None)
+        assert c.conflict_kind == "number"
