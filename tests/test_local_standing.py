@@ -95,3 +95,40 @@ def test_a_cue_never_hides_a_changed_value(ident: str, cue: str, x: int, y: int)
     if x != y:
         assert not (c.label == "same_abstraction" and c.conflict_kind is None)
         assert c.conflict_kind == "number"
+
+
+def _write(ctx: IntegrationContext, path: str, text: str) -> None:
+    file = ctx.vault / path
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text, encoding="utf-8")
+    ctx.files.add(path)
+
+
+def test_a_note_linking_the_earlier_note_restates_its_rule_without_a_cue(
+        ctx: IntegrationContext) -> None:
+    rule = "Money is an object: `amount_minor` as an integer and `currency`, never a float."
+    later = "Amounts in the export: `amount_minor` as an integer plus `currency`, no floats."
+    _write(ctx, "resource/api-style-guide.md", f"# API style guide\n\n- {rule}\n")
+    _write(ctx, "daily/2026-03-10/review.md",
+           f"# Export review\n\nSee [[resource/api-style-guide.md]].\n\n- {later}\n")
+    made = integrate_note(ctx, "resource/api-style-guide.md", "Money is an object", rule)
+    again = integrate_note(ctx, "daily/2026-03-10/review.md", "Amounts in the export", later)
+    assert again.action == "CORROBORATE" and again.target == made.target
+
+
+def test_a_runbook_from_a_linking_note_is_not_folded_into_the_linked_node(
+        ctx: IntegrationContext) -> None:
+    rule = "Money is an object: `amount_minor` as an integer and `currency`, never a float."
+    _write(ctx, "resource/api-style-guide.md", f"# API style guide\n\n- {rule}\n")
+    _write(ctx, "daily/2026-03-10/export.md",
+           "# Export runbook\n\nPer [[resource/api-style-guide.md]].\n\n"
+           "1. Read `amount_minor` rows.\n2. Convert with `currency`.\n"
+           "3. Upload the Parquet file.\n")
+    made = integrate_note(ctx, "resource/api-style-guide.md", "Money is an object", rule)
+    runbook = integrate_note(ctx, "daily/2026-03-10/export.md", "Export amounts",
+                             "Export `amount_minor` with its `currency`, per the style guide.",
+                             bucket="procedure",
+                             points=("step: Read `amount_minor` rows.",
+                                     "step: Convert with `currency`.",
+                                     "step: Upload the Parquet file."))
+    assert runbook.action == "CREATE" and runbook.target != made.target

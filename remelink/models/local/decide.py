@@ -909,11 +909,14 @@ def _sentence_at(text: str, pos: int) -> str:
 
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
-            unit_paths: Sequence[str] = (), linked: bool = False) -> Comparison:
+            unit_paths: Sequence[str] = (), linked: bool = False,
+            document: bool = False) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
     cosine of the unit with each text (called once, with the best passage). `linked`: the
-    unit's notes link a note the node cites (a wikilink says the later note refers to it)."""
+    unit's notes link a note the node cites (a wikilink says the later note refers to it);
+    `document`: the unit is a whole document or runbook (its summary leads many points), never
+    one statement said again."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -974,8 +977,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             kind, description, old = "order", "the same numbers in another order", passage
     shared = bool(unit_paths) and all(f"[[{p}" in node_body for p in unit_paths)
     restated = False
-    if kind in (None, "entity") and restates_standing(unit_text, node_head, sentences, lexical,
-                                                      lang, linked=linked):
+    if not document and kind in (None, "entity") and \
+            restates_standing(unit_text, node_head, sentences, lexical, lang, linked=linked):
         # Said again, on what the node names: the names the unit adds (`offset`, a reviewer)
         # are the occasion, not another subject.
         kind = description = None
@@ -1034,10 +1037,11 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     rule: "again", "per the style guide", "按规定", "不变"), or its note links the node's note;
     it writes an identifier the node writes, which is what the node is about (in its name or
     description) or the two are about the same topic (half the related threshold: a young
-    digest weighs every word it has not seen yet the most); and it states no value the node
-    does not (a changed value is a correction, not this). A unit of many statements (a whole
-    document) is never one node's point said again."""
-    if not (linked or tx.has_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)):
+    digest weighs every word it has not seen yet the most), both for a link without a cue;
+    and it states no value the node does not (a changed value is a correction, not this). A
+    unit of many statements (a whole document) is never one node's point said again."""
+    cue = tx.has_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
+    if not (linked or cue):
         return False
     statements = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
     if len(statements) > MAX_RESTATING_CLAUSES:
@@ -1046,8 +1050,11 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     shared = shared_identifiers(unit_text, node_text)
     if not shared:
         return False
-    if lexical < thresholds(False, lang)[1] / 2 and \
-            not shared & set(named_tokens(node_head, names_too=False)):
+    on_topic = lexical >= thresholds(False, lang)[1] / 2
+    about = bool(shared & set(named_tokens(node_head, names_too=False)))
+    # A link alone is about the whole note: the unit must both be on the node's topic and
+    # share what the node is about; a cue is the unit's own word, and either is enough.
+    if not ((on_topic or about) if cue else (on_topic and about)):
         return False
     mine = tx.facts(_assertive(unit_text)).quantities
     return mine <= tx.facts(node_text).quantities
