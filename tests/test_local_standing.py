@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from local_support import integrate_note, local_context
 
-from remelink.integrate import IntegrationContext
+from remelink.integrate import IntegrationContext, integrate_unit
 from remelink.models.local import decide
+from remelink.units import Unit
 
 
 @pytest.fixture
@@ -132,3 +133,48 @@ def test_a_runbook_from_a_linking_note_is_not_folded_into_the_linked_node(
                                      "step: Convert with `currency`.",
                                      "step: Upload the Parquet file."))
     assert runbook.action == "CREATE" and runbook.target != made.target
+
+
+def test_a_restatement_merged_at_extraction_is_provenance_not_body(
+        ctx: IntegrationContext) -> None:
+    from remelink.models.local import extract
+    from remelink.models.local import points as pt
+    from remelink.vault.notes import parse_text
+
+    first = parse_text("daily/2026-02-03/sync.md", "# Sync\n\n- Dana wants the weekly status in "
+                       "#settle-status, every Friday by 16:00, not in DMs.\n")
+    again = parse_text("daily/2026-03-02/sync.md", "# Sync\n\n- Dana repeated: the weekly "
+                       "status goes in #settle-status, every Friday by 16:00, not in DMs.\n")
+    found, _ = extract.extract([(first, {}), (again, {})])
+    [unit] = [u for u in found if "settle-status" in str(u["summary"])]
+    assert unit["paths"] == ["daily/2026-02-03/sync.md", "daily/2026-03-02/sync.md"]
+    roles = [pt.parse(p) for p in unit["points"]]  # type: ignore[attr-defined]
+    assert [(p.role, p.source) for p in roles if "repeated" in p.text] == [("again", 1)]
+    for path, note in (("daily/2026-02-03/sync.md", first), ("daily/2026-03-02/sync.md", again)):
+        _write(ctx, path, note.body)
+    made = integrate_unit(ctx, Unit(name=str(unit["name"]), bucket=str(unit["bucket"]),
+                                    summary=str(unit["summary"]),
+                                    paths=tuple(unit["paths"]),  # type: ignore[arg-type]
+                                    points=tuple(unit["points"])))  # type: ignore[arg-type]
+    assert made.action == "CREATE", made.error
+    text = (ctx.vault / str(made.target)).read_text(encoding="utf-8")
+    body, sources = text.split("## Sources")
+    assert "repeated" not in body and "Also" not in body
+    assert "[[daily/2026-03-02/sync.md]]" in sources and "restates this" in sources
+
+
+_ZH_WISH = "陈静希望 code review 在 24 小时内给第一轮反馈，哪怕只是说「今天没空，明天看」。"
+_EN_AGAIN = ("First review comment within one working day, even if it's just \"will look "
+             "tomorrow\". (陈静 asked for this in Feb, still not happening.)")
+
+
+@pytest.mark.parametrize(("unit", "sem", "same"), [
+    (_EN_AGAIN, 0.5, True),                                        # cue, name, close
+    (_EN_AGAIN, 0.3, False),                                       # not close enough
+    (_EN_AGAIN.replace("still ", ""), 0.5, False),                 # no cue
+    (_EN_AGAIN.replace("陈静", "Felix"), 0.5, False),               # another person
+])
+def test_a_restatement_across_languages_by_meaning(unit: str, sem: float, same: bool) -> None:
+    c = decide.compare(unit, decide.text_of("陈静希望 code review 在 24 小时", _ZH_WISH),
+                       _ZH_WISH, semantic=sem)
+    assert (c.restated and c.label == "same_abstraction") is same
