@@ -178,3 +178,15 @@ def test_a_restatement_across_languages_by_meaning(unit: str, sem: float, same: 
     c = decide.compare(unit, decide.text_of("陈静希望 code review 在 24 小时", _ZH_WISH),
                        _ZH_WISH, semantic=sem)
     assert (c.restated and c.label == "same_abstraction") is same
+
+
+def test_a_shared_plain_word_is_not_what_the_node_is_about() -> None:
+    # `hotfix` is named by many rules: the release-window rule is not the one restated.
+    unit = "何伟问 hotfix 要不要发布单：要，事后补，规范里写了。"
+    window = ("常规发布窗口：每周二、周四 10:00–16:00（里斯本时间）。窗口外只允许 hotfix，"
+              "而且要 EM 批准。")
+    c = decide.compare(unit, decide.text_of("常规发布窗口", window), window)
+    assert not c.restated and c.label != "same_abstraction"
+    rule = "补充：hotfix 也要事后补发布单。"
+    c = decide.compare(unit, decide.text_of("hotfix 也要事后补发布单", rule), rule)
+    assert c.restated and c.label == "same_abstraction"

@@ -508,7 +508,7 @@ RESTATEMENT_CUES = ("again", "once more", "once again", "reiterated", "repeated"
 STANDING_CUES = ("still", "as agreed", "as decided", "as discussed", "confirmed", "reaffirmed",
                  "per the", "as per", "stays", "unchanged", "as usual", "as always",
                  "按规定", "按照规定", "按照", "规定", "规范里", "规范上", "照旧", "不变", "继续",
-                 "仍", "依旧", "还是", "如约", "确认")
+                 "仍", "依旧", "还是", "如约")
 CORRECTION_CUES = ("correct the", "corrected", "correction", "actually", "in fact", "no longer",
                    "not anymore", "any more", "anymore", "changed to", "change it to",
                    "changed from", "updated to", "moved to", "postponed", "was wrong", "is wrong",
@@ -978,7 +978,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     shared = bool(unit_paths) and all(f"[[{p}" in node_body for p in unit_paths)
     restated = False
     if not document and kind in (None, "entity") and \
-            restates_standing(unit_text, node_head, sentences, lexical, lang, linked=linked):
+            restates_standing(unit_text, node_head, sentences, lexical, lang, idf,
+                              linked=linked):
         # Said again, on what the node names: the names the unit adds (`offset`, a reviewer)
         # are the occasion, not another subject.
         kind = description = None
@@ -1027,6 +1028,9 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
 
 
+HEAD_RESTATED = 0.5  # share of a node's name and description a restating unit holds
+
+
 def shared_identifiers(unit_text: str, node_text: str) -> set[str]:
     """The identifiers both texts write (`page_token`, `journal.postings.v2`, a Latin word such
     as `hotfix` in Chinese text): what names one thing in either language."""
@@ -1036,14 +1040,15 @@ def shared_identifiers(unit_text: str, node_text: str) -> set[str]:
 
 
 def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], lexical: float,
-                      lang: str, *, linked: bool = False) -> bool:
+                      lang: str, idf: IdfFn, *, linked: bool = False) -> bool:
     """The unit says the node's point again: it says so (a cue of repetition or of a standing
     rule: "again", "per the style guide", "按规定", "不变"), or its note links the node's note;
-    it writes an identifier the node writes, which is what the node is about (in its name or
-    description) or the two are about the same topic (half the related threshold: a young
-    digest weighs every word it has not seen yet the most), both for a link without a cue;
-    and it states no value the node does not (a changed value is a correction, not this). A
-    unit of many statements (a whole document) is never one node's point said again."""
+    it writes an identifier or name the node writes; it is about what the node is about (an
+    identifier of the node's name or description, or HEAD_RESTATED of their terms); after a
+    link without a cue, it is also on the node's topic (half the related threshold: a young
+    digest weighs every word it has not seen yet the most); and it states no value the node
+    does not (a changed value is a correction, not this). A unit of many statements (a whole
+    document) is never one node's point said again."""
     cue = tx.has_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
     if not (linked or cue):
         return False
@@ -1054,10 +1059,13 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     if not shared:
         return False
     on_topic = lexical >= thresholds(False, lang)[1] / 2
-    about = bool(shared & set(named_tokens(node_head, names_too=False)))
-    # A link alone is about the whole note: the unit must both be on the node's topic and
-    # share what the node is about; a cue is the unit's own word, and either is enough.
-    if not ((on_topic or about) if cue else (on_topic and about)):
+    # What the node is about: an identifier its name or description writes, or most of its
+    # name and description (a plain word such as `hotfix` is named by many rules).
+    about = bool({t for t in shared if is_identifier(t)} &
+                 set(named_tokens(node_head, names_too=False))) or \
+        coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED
+    # A link alone is about the whole note: the unit must also be on the node's topic.
+    if not (about if cue else (on_topic and about)):
         return False
     mine = tx.facts(_assertive(unit_text)).quantities
     return mine <= tx.facts(node_text).quantities
