@@ -190,3 +190,45 @@ def test_a_shared_plain_word_is_not_what_the_node_is_about() -> None:
     rule = "补充：hotfix 也要事后补发布单。"
     c = decide.compare(unit, decide.text_of("hotfix 也要事后补发布单", rule), rule)
     assert c.restated and c.label == "same_abstraction"
+
+
+def test_a_decision_that_replaces_a_named_tool_corrects_the_line_naming_the_old_one(
+        ctx: IntegrationContext) -> None:
+    policy = ("Acknowledge a page within 10 minutes, day or night. Pages go through PagerDuty, "
+              "service `settlement-platform`. Don't page people on Slack DMs.")
+    made = integrate_note(ctx, "resource/2026-02-05/policy.md", "On-call policy", policy)
+    fix = integrate_note(ctx, "daily/2026-03-16/tooling.md", "Pages go through incident.io",
+                         "From 1 April, settle-oncall pages go through incident.io, schedule "
+                         "`settle-primary`.",
+                         points=("point: PagerDuty stays as a backup integration until 30 "
+                                 "April, then it's switched off.",))
+    assert fix.action == "CORRECT" and fix.target == made.target
+    text = (ctx.vault / str(made.target)).read_text(encoding="utf-8")
+    assert "the earlier claim was \u201cPages go through PagerDuty" in text
+    assert "name: On-call policy" in text  # the node keeps its name
+    assert "PagerDuty stays as a backup integration until 30 April" in text  # kept, not dropped
+
+
+@pytest.mark.parametrize("unit", [
+    "Pages go through incident.io, service `settlement-platform`.",     # no decision: differs
+    "From 1 April, the status page is hosted on statuspage.io.",        # another frame
+])
+def test_another_tool_without_a_decision_on_the_same_frame_is_no_correction(unit: str) -> None:
+    node = "Pages go through PagerDuty, service `settlement-platform`."
+    assert decide.replaced(unit, [node], decide.default_idf) is None
+
+
+def test_notes_are_extracted_in_the_order_they_were_written() -> None:
+    from remelink.dream.extract import _written
+    from remelink.vault.notes import parse_text
+
+    paths = ["daily/2026-03-16/tooling.md", "resource/2026-02-05/policy.md",
+             "resource/api-style-guide.md", "resource/notes/dated.md"]
+    notes = {p: parse_text(p, "# x\n\nbody\n") for p in paths}
+    notes["resource/notes/dated.md"] = parse_text("resource/notes/dated.md",
+                                                  "---\ndate: 2026-03-01\n---\n# x\n\nbody\n")
+    ordered = sorted(((p, notes[p], "") for p in paths), key=_written)
+    assert [p for p, _, _ in ordered] == ["resource/api-style-guide.md",
+                                          "resource/2026-02-05/policy.md",
+                                          "resource/notes/dated.md",
+                                          "daily/2026-03-16/tooling.md"]

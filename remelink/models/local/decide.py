@@ -89,7 +89,7 @@ CONTAIN_SHARE = 0.55  # ... and at least this share of the unit's weighted terms
 # the opposite action; the same words in another order.
 NEVER_SAME = frozenset({"entity", "action", "order"})
 # What a correction may change: a number, a date, a polarity, a holder handed over.
-CORRECTABLE = ("number", "date", "negation", "owner")
+CORRECTABLE = ("number", "date", "negation", "owner", "tool")
 # A disagreeing sentence must be at least this like the unit to be "about the same point" (below
 # it, two different numbers are two different facts); a restatement ("Alice again asked...")
 # must reach it too. A judgement, not tuned (STS-B has neither numbers-in-dispute labels nor
@@ -891,6 +891,49 @@ def handover(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
     return None
 
 
+_CLAUSE_RE = re.compile(r"[,;:，；：]\s*")
+
+
+def _systems(text: str) -> dict[str, str]:
+    """The systems a text names, written like identifiers (`PagerDuty`, `incident.io`,
+    `pgbouncer.ini`): casefolded -> as written. Not people, places or plain words."""
+    return {m.group(0).casefold(): m.group(0) for m in _NAMED_RE.finditer(text)
+            if m.group(0).isascii() and is_identifier(m.group(0))}
+
+
+def _frame(text: str, names: Iterable[str]) -> Bag:
+    for name in names:
+        text = re.sub(re.escape(name), " ", text, flags=re.I)
+    return bag(text)
+
+
+def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disagreement | None:
+    """A unit that decides ("Decision:", "from 1 April", "moved to") puts another system where a
+    clause of a node sentence names one, the clause otherwise said again: "From 1 April, pages
+    go through incident.io" against "Pages go through PagerDuty, service ...". The sentence
+    with the old system is what the decision corrects. A person taking over is `handover`."""
+    if not (decides(unit_text) or tx.has_cue(unit_text, CORRECTION_CUES)):
+        return None
+    mine = _systems(unit_text)
+    if not mine:
+        return None
+    rest = _frame(unit_text, mine.values())
+    for sentence in node_sentences:
+        if not sentence or _states_change(sentence):
+            continue
+        theirs = _systems(sentence)
+        new = [mine[k] for k in mine if k not in theirs]
+        for clause in _CLAUSE_RE.split(sentence):
+            gone = [v for k, v in _systems(clause).items() if k not in mine]
+            if not new or not gone:
+                continue
+            frame = _frame(clause, gone)
+            if len(frame.counts) >= 2 and coverage(frame, rest, idf) >= POINT_CONTAIN:
+                return Disagreement("tool", f"{', '.join(new)} vs {', '.join(gone)}", sentence,
+                                    True)
+    return None
+
+
 def holders(statement: str) -> tuple[str, str] | None:
     """The new and the old holder a handover statement names, or None."""
     for pattern in _HANDOVER_RES:
@@ -946,9 +989,12 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf)
     act = action_conflict(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
+    swap = replaced(unit_text, sentences, idf) if handed is None else None
     if handed is not None:
         kind, description, old, correction = "owner", handed.description, handed.sentence, True
         new_sentence = handed.statement
+    elif swap is not None:
+        kind, description, old, correction = "tool", swap.description, swap.sentence, True
     elif ent:
         kind, description = "entity", ent
     elif act:
@@ -1022,7 +1068,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
                       # A handover names the sentence's holder and its thing: its point.
-                      point_contained=bool(old) and (kind == "owner" or
+                      point_contained=bool(old) and (kind in ("owner", "tool") or
                                                      same_point(unit_text, old or "", u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)

@@ -603,6 +603,15 @@ class LocalModel:
             # The old line stays, struck through and dated: a reader meets it as superseded.
             new_body = write.strike_superseded(new_body, comp.old_sentence, date, lang,
                                                  quote=line)
+            # What else the correcting note says on the point ("PagerDuty stays as a backup
+            # until 30 April") is kept too, after the correction, not dropped.
+            prose = [pts.parse(p).text for p in points
+                     if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
+            rest = [p for p in self._novel_points(_distinct(prose), new_body)
+                    if p not in (statement, summary)]
+            if rest:
+                new_body = write.insert_before_sources(new_body,
+                                                       write.refine_paragraph(rest, lang))
             roles = [(s, "correct") for s in new_sources]
         else:
             # Background a note gives for its claim (its context, a follow-up) is not new
