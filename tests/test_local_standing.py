@@ -232,3 +232,14 @@ def test_notes_are_extracted_in_the_order_they_were_written() -> None:
                                           "resource/2026-02-05/policy.md",
                                           "resource/notes/dated.md",
                                           "daily/2026-03-16/tooling.md"]
+
+
+def test_a_link_label_carries_no_code_of_the_other_nodes_name() -> None:
+    from remelink.codeguard import invented
+    from remelink.models.local import write
+
+    sentence = write.related_sentence(
+        [("digest/procedure/gpu-quota.md", "GPU quota policy (shared ML cluster `mlk8s`)")], "en")
+    assert "`" not in sentence and "mlk8s" in sentence
+    # The code guard finds no code in it that the unit's notes would have to hold.
+    assert invented(sentence, [], ["GPU rules changed"]) == []
