@@ -488,21 +488,21 @@ class LocalModel:
                           hits: list[HitInfo], notes: dict[str, Note], missing: set[str],
                           own: str, messages: Sequence[Message], digest: str) -> AssistantTurn:
         compared: list[tuple[str, decide.Comparison]] = []
-        links = [n.path for n in relate.linked_entries(unit.get("linked_notes"))
-                 if n.direction == "out"]
+        linked_paths = [n.path for n in relate.linked_entries(unit.get("linked_notes"))
+                        if n.direction == "out"]
         # A runbook, a document's topic, a unit of many points: never one statement said again.
         document = str(unit.get("kind") or "") in ("procedure", "topic") or \
             bucket == "procedure" or len(points) > 2
         for path, note in notes.items():
             if path.startswith(digest):
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
-                                                     links=links, document=document)))
+                                                     links=linked_paths, document=document)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
         lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
-            compared = [(p, self._compare(unit_text, notes[p], paths, links=links,
+            compared = [(p, self._compare(unit_text, notes[p], paths, links=linked_paths,
                                           document=document) if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
