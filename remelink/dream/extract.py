@@ -17,6 +17,7 @@ is reported.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -43,6 +44,24 @@ def problem(exc: BaseException, rel: str) -> str:
 
 
 Changed = tuple[str, Note, str]  # (path, note, content hash)
+
+
+_DAY_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def _written(item: Changed) -> tuple[str, str]:
+    """The day a note was written, as its path (`daily/2026-03-16/...`, `resource/2026-02-05/
+    ...`) or its frontmatter `date` gives it, ISO; a note without one ("" sorts first) is a
+    standing document, taken before the dated notes that refer to it. Then the path."""
+    rel, note, _ = item
+    found = _DAY_RE.search(rel)
+    if found is None:
+        try:
+            value = frontmatter.load(note).get("date")
+        except Exception:  # an unreadable header is reported by the step that reads it
+            value = None
+        found = _DAY_RE.search(str(value or ""))
+    return ("-".join(found.groups()) if found else "", rel)
 
 
 def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
@@ -263,7 +282,10 @@ def extract_step(ctx: RunContext) -> None:
             f"auto_dream.batch_chars is deprecated (characters are 4x more tokens in Chinese "
             f"than in English): read as batch_tokens: {batch_budget(ctx)}; set "
             "auto_dream.batch_tokens instead")
-    changed = list(_changed_inputs(ctx))
+    # In the order the notes were written: a later note then meets the nodes of the earlier
+    # ones, and restates or corrects them (a policy under resource/ dated February comes before
+    # the March meeting that changes it, though "daily/" sorts before "resource/").
+    changed = sorted(_changed_inputs(ctx), key=_written)
     ctx.reporter.start("extract", len(changed))
     queue = _batches(ctx, changed)
     outage = ctx.outage

@@ -423,7 +423,8 @@ class LocalModel:
         return out
 
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
-                 semantic: bool = True) -> decide.Comparison:
+                 semantic: bool = True, links: Sequence[str] = (),
+                 document: bool = False) -> decide.Comparison:
         from remelink.vault import frontmatter
 
         try:
@@ -433,8 +434,10 @@ class LocalModel:
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
         body = write.without_related_sentences(note.body.replace("\r\n", "\n"))
+        # The unit's notes link a note this node cites: the later note refers to the earlier.
+        linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
-                              unit_paths=paths)
+                              unit_paths=paths, linked=linked, document=document)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -485,15 +488,22 @@ class LocalModel:
                           hits: list[HitInfo], notes: dict[str, Note], missing: set[str],
                           own: str, messages: Sequence[Message], digest: str) -> AssistantTurn:
         compared: list[tuple[str, decide.Comparison]] = []
+        linked_paths = [n.path for n in relate.linked_entries(unit.get("linked_notes"))
+                        if n.direction == "out"]
+        # A runbook, a document's topic, a unit of many points: never one statement said again.
+        document = str(unit.get("kind") or "") in ("procedure", "topic") or \
+            bucket == "procedure" or len(points) > 2
         for path, note in notes.items():
             if path.startswith(digest):
-                compared.append((path, self._compare(unit_text, note, paths, semantic=False)))
+                compared.append((path, self._compare(unit_text, note, paths, semantic=False,
+                                                     links=linked_paths, document=document)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
         lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
-            compared = [(p, self._compare(unit_text, notes[p], paths) if i < SEMANTIC_TOP else c)
+            compared = [(p, self._compare(unit_text, notes[p], paths, links=linked_paths,
+                                          document=document) if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
         for path, label in lexical_labels.items():
@@ -593,6 +603,15 @@ class LocalModel:
             # The old line stays, struck through and dated: a reader meets it as superseded.
             new_body = write.strike_superseded(new_body, comp.old_sentence, date, lang,
                                                  quote=line)
+            # What else the correcting note says on the point ("PagerDuty stays as a backup
+            # until 30 April") is kept too, after the correction, not dropped.
+            prose = [pts.parse(p).text for p in points
+                     if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
+            rest = [p for p in self._novel_points(_distinct(prose), new_body)
+                    if p not in (statement, summary)]
+            if rest:
+                new_body = write.insert_before_sources(new_body,
+                                                       write.refine_paragraph(rest, lang))
             roles = [(s, "correct") for s in new_sources]
         else:
             # Background a note gives for its claim (its context, a follow-up) is not new

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from remelink.models.local import decide, profile, structure, transcript, when
 from remelink.models.local import points as pt
+from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.vault.notes import Note
 
@@ -96,7 +97,12 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
             kept.points.append(pt.moved(raw, source))
             known.add(p.text.lower())
     if cand.kind != "procedure" and cand.statement and cand.statement.lower() not in known:
-        kept.points.append(pt.Point("point", source, cand.statement).format())
+        # A statement that announces itself as said again ("Dana repeated: ...", "..., still
+        # not happening", "按规定") is the point again: provenance for its Sources sentence,
+        # not a line of the body.
+        again = tx.has_cue(cand.statement, decide.RESTATEMENT_CUES + decide.STANDING_CUES)
+        kept.points.append(pt.Point("again" if again else "point", source,
+                                    cand.statement).format())
     if cand.kind == "procedure" and kept.kind != "procedure":
         kept.kind, kept.name = cand.kind, cand.name
     kept.weight += 1.0

@@ -5,7 +5,9 @@ comes from when it is not the first one: `step: Freeze the pipeline.`, `why: ...
 `point@2: Alice asked again ...`; `text: ...` is a line of a document kept as written, in
 its order (a how-to's statements and the lines that carry its code). Prose roles are written
 into the node; `said` is provenance only (who said it, on which day, in which turns: `said@2:
-Joanna; 2022-01-23; D2:3, D2:5`) and never appears as prose. Points without a known role are
+Joanna; 2022-01-23; D2:3, D2:5`) and never appears as prose; so is `again` (a later note's
+words that say the unit's point again, `again@2: Dana repeated: status goes in ...`: its
+Sources sentence quotes them, the body does not repeat them). Points without a known role are
 plain statements (an LLM's points).
 """
 
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 PROSE_ROLES = ("step", "failure", "why", "point", "input", "symptom", "cause", "outcome",
                "lesson", "context", "apply", "followup", "check", "text")
-META_ROLES = ("said",)
+META_ROLES = ("said", "again")
 _POINT_RE = re.compile(r"^([a-z]+)(?:@(\d+))?: (.*)$", re.S)
 
 

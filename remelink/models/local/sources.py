@@ -71,7 +71,8 @@ def sources_of(paths: Sequence[str], titles: dict[str, str], points: Sequence[st
     said = pt.said_of(points)
     claims: dict[int, str] = {}
     for p in pt.parse_all(points):
-        if p.role not in pt.META_ROLES and p.source and p.source not in claims:
+        if (p.role not in pt.META_ROLES or p.role == "again") and p.source and \
+                p.source not in claims:
             claims[p.source] = p.text
     roles = {p.role for p in pt.parse_all(points) if p.source == 0}
     parts = tuple(r for r in ("symptom", "cause", "check", "step", "outcome", "lesson")
@@ -193,7 +194,7 @@ def update_roles(sources: Sequence[SourceInfo], new_sources: Sequence[SourceInfo
     index = {s.path: i for i, s in enumerate(sources)}
     said: dict[int, list[str]] = {0: [summary]}
     for p in pt.parse_all(points):
-        if p.role not in pt.META_ROLES:
+        if p.role not in pt.META_ROLES or p.role == "again":
             said.setdefault(p.source, []).append(p.text)
     added: dict[int, str] = {}
     for p in novel:

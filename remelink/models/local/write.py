@@ -158,7 +158,9 @@ def related_sentence(related: Sequence[tuple[str, str]], lang: str, bucket: str 
         path, name = item[0], item[1]
         phrase = _relation(lang, getattr(item, "reason", "similar"),
                            getattr(item, "evidence", ""))
-        shown = tx.clean_statement(name).rstrip(".。") or path
+        # A link's label is the other node's name, not code: code marks it carries (`mlk8s`)
+        # would be code this node gains from no note of its unit (the code guard refuses it).
+        shown = tx.without_code_marks(tx.clean_statement(name)).rstrip(".。") or path
         groups.setdefault(phrase, []).append(f"[[{path}|{shown}]]")
     out = []
     for phrase, links in groups.items():
