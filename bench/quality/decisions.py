@@ -18,7 +18,6 @@ by language of the later note. Tune on `dev`, report `heldout`.
 
     .venv/bin/python bench/quality/decisions.py [dev|heldout ...] [-v]
     .venv/bin/python bench/quality/decisions.py --write   # both, into docs/benchmarks.md
-    .venv/bin/python bench/quality/decisions.py --across [dev|heldout]   # see `across`
 """
 
 from __future__ import annotations
@@ -173,37 +172,7 @@ def table(results: list[Result]) -> str:
     return "\n".join(rows)
 
 
-def across(split: str) -> tuple[int, int, int]:
-    """The cue-less cross-language restatement rule (`decide._restates_across(..., cue=False)`)
-    on every pair of lines (12 characters or more) of two different notes in different
-    languages: (pairs, pairs it calls restatements, of which between notes the key relates as
-    restatements). A rough check of its precision on single lines."""
-    from remelink.models.local import decide
-
-    vault = load(split)
-    items = [(path, decide.language(x), x) for path in vault.notes
-             for x in lines(vault.text(path)) if len(x) >= 12]
-    keyed = {(r.note, r.restates) for r in vault.restatements}
-    keyed |= {(b, a) for a, b in keyed}
-    total = hits = between = 0
-    for p1, l1, a in items:
-        for p2, l2, b in items:
-            if p1 == p2 or l1 == l2:
-                continue
-            total += 1
-            if decide._restates_across(a, [b], cue=False):
-                hits += 1
-                between += (p1, p2) in keyed
-    return total, hits, between
-
-
 def main(argv: list[str]) -> None:
-    if "--across" in argv:
-        for split in [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]:
-            total, hits, between = across(split)
-            print(f"{split}: {total} en-zh line pairs, {hits} called restatements without a "
-                  f"cue, {between} between notes the key relates as restatements")
-        return
     splits = [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]
     results = [run(s) for s in splits]
     print(table(results))
