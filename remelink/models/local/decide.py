@@ -1128,7 +1128,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
 T_SAME_ACROSS = 0.4
 
 
-def people(text: str) -> set[str]:
+def people_named(text: str) -> set[str]:
     """The people a text names, a Chinese name set in Latin text included ("(陈静 asked")."""
     return _speakers(text) | {t for t in named_tokens(text) if tx.is_cjk_name(t)}
 
@@ -1143,7 +1143,7 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
         return False
-    return bool(people(unit_text) & people(node_text)) or \
+    return bool(people_named(unit_text) & people_named(node_text)) or \
         bool(shared_identifiers(unit_text, node_text))
 
 
