@@ -207,3 +207,31 @@ def test_an_added_line_refines_and_a_changed_value_corrects(tmp_path: Path) -> N
     logging = next(body_of(t) for t in digest.values() if "structured JSON" in t)
     assert "~~Logs are kept for 30 days.~~" in logging and "Logs are kept for 90 days" in logging
     assert "Text:" not in logging, logging  # a point's role is not part of what it says
+
+
+OPTIONS = """# Design review: payouts stuck in PENDING
+
+Felix presented the two stuck payouts from January. Options:
+
+1. dual write + retry loop — still loses the event if the process dies. Rejected.
+2. Kafka transactions — don't cover the DB write. Rejected.
+3. transactional outbox with a poller
+4. transactional outbox with Debezium CDC
+
+Discussion: the poller adds 100 ms polling load on payoutsdb.
+
+**Decision: option 4, outbox + Debezium.** Felix writes the ADR.
+"""
+
+
+def test_the_options_a_decision_chose_among_are_part_of_it() -> None:
+    """One node per topic: the list of options, then the decision that picks one of them, is
+    one unit led by the decision, holding the options as the note lists them."""
+    found = units(OPTIONS)
+    assert len(found) == 1, found
+    assert "option 4" in str(found[0]["summary"]).lower()
+    text = said(found[0])
+    options = [f"- {line.split('. ', 1)[1]}" for line in OPTIONS.splitlines() if line[:2]
+               in ("1.", "2.", "3.", "4.")]
+    at = [text.index(o) for o in options]
+    assert at == sorted(at) and at[-1] < text.index("100 ms polling")

@@ -392,6 +392,7 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
     gone: list[Candidate] = []
     loose: list[list[runs.Piece]] = []  # runs that gave no unit but state a value
     homes: list[tuple[runs.Piece, Candidate]] = []  # (the run's first piece, its unit)
+    listings: list[tuple[list[runs.Piece], Candidate]] = []  # a lead-in and its list
     for run in runs.cut(found.pieces):
         stated = [p for p in run if p.kind in ("item", "num") and _long_enough(p.text)
                   and not _is_chatter(p.text)]
@@ -410,6 +411,9 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
         gone += [p.cand for p in run if p.cand is not None and p.cand is not kept]
         if kept is not None:
             homes.append((run[0], kept))
+        if kept is not None and runs.is_listing(run) and \
+                kept.kind not in ("decision", "preference", "fact"):
+            listings.append((run, kept))
         if kept is not None and runs.is_listing(run):
             section = parts[run[0].section]
             heading = section.heading if section.level >= 2 else title
@@ -422,6 +426,22 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
                 kept.name = name
     found.out = [c for c in found.out if not any(c is g for g in gone)]
     _values(found, note, loose, homes, index)
+    for run, listing in listings:
+        # The options a decision chose among (`Options:` and its list, then `Decision: option
+        # 4`) are part of that decision: one node per topic, the list read first, as written.
+        chose = next((c for p, c in homes if p.section == run[0].section and
+                      p.block > run[-1].block and c.kind == "decision"), None)
+        if chose is None:
+            continue
+        lines = [f"text: {'- ' if p.kind in ('item', 'num') else ''}{p.text}" for p in run
+                 if p.text not in chose.statement]
+        texts = " ".join(p.text for p in run)
+        lines += [q for q in listing.points if q.startswith("text: ") and
+                  pt.text_of(q).removeprefix("- ") not in texts]
+        at = next((i for i, q in enumerate(chose.points) if q.startswith("text: ")),
+                  len(chose.points))
+        chose.points[at:at] = lines
+        found.out = [c for c in found.out if c is not listing]
 
 
 def _states_value(text: str) -> bool:
