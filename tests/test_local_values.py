@@ -235,3 +235,20 @@ def test_the_options_a_decision_chose_among_are_part_of_it() -> None:
                in ("1.", "2.", "3.", "4.")]
     at = [text.index(o) for o in options]
     assert at == sorted(at) and at[-1] < text.index("100 ms polling")
+
+
+@pytest.mark.parametrize("line, kept", [
+    ("No network calls inside a DB transaction or inside a Kafka poll loop.",
+     "No network calls inside a DB transaction"),
+    ("Tomasz moves to FX from next week. Ines takes over the posting-consumer migration.",
+     "Ines takes over the posting-consumer migration"),
+    ("Shanghai-hours secondary on-call: approved, 刘洋 and 陈静 alternate, starting April.",
+     "刘洋 and 陈静 alternate"),
+    ("Ines: she's happy with one producer per week. Refunds next, fees last.", "Refunds next"),
+    ("recon 重构她很想做，Dana 那边也同意让她一起。", "Dana 那边也同意让她一起"),
+])
+def test_a_rule_a_decision_or_an_owner_without_the_usual_cue_is_kept(line: str, kept: str) -> None:
+    """What a meeting states is kept by what it is (a prohibition, an approval, who owns what,
+    a preference), not only by the cue words `must`, `decided`, `prefers`."""
+    found = units(f"# Platform sync\n\n- {line}\n")
+    assert any(kept in said(u) for u in found), found

@@ -74,6 +74,10 @@ _GIST_RE = re.compile(
 _SAID_RE = re.compile(rf"^(?:{tx.REPORTED_RE.pattern})\s*[:：]\s*\S")
 
 
+# A prohibition written as a noun phrase (`No network calls inside a DB transaction.`).
+_PROHIBITION_RE = re.compile(r"^(?:\*\*)?no\s+[a-z][\w-]*\s+[a-z]", re.I)
+
+
 def _statement_kind(text: str, section_kind: str) -> str | None:
     """What a statement is, from its section and its own cue words; None for passing mentions."""
     if _GIST_RE.match(text) and len(_GIST_RE.sub("", text).split()) >= 2:
@@ -86,7 +90,7 @@ def _statement_kind(text: str, section_kind: str) -> str | None:
         return section_kind
     if tx.has_cue(text, tx.DECISION_CUES):
         return "decision"
-    if tx.has_cue(text, tx.RULE_CUES):
+    if tx.has_cue(text, tx.RULE_CUES) or _PROHIBITION_RE.match(text):
         return "rule"
     if tx.has_cue(text, tx.DEFINITION_CUES):
         return "definition"

@@ -121,11 +121,13 @@ def sentences(text: str, *, clauses: bool = True) -> list[str]:
 # -- cues (lowercased substrings for English, plain substrings for Chinese) ----------------------
 PREFERENCE_CUES = ("prefers", "prefer ", "preference", "likes ", "dislikes", "doesn't like",
                    "does not like", "hates", "wants ", "would rather", "asked for", "asked to",
-                   "favours", "favors", "interested in", "感兴趣", "偏好", "喜欢", "不喜欢",
-                   "更喜欢", "希望", "讨厌", "习惯", "倾向")
+                   "favours", "favors", "interested in", "happy with", "感兴趣", "偏好", "喜欢",
+                   "不喜欢", "更喜欢", "希望", "讨厌", "习惯", "倾向")
 DECISION_CUES = ("decided", "decision", "we will ", "we'll ", "agreed", "we chose", "chose to",
-                 "going forward", "from now on", "settled on", "决定", "约定", "统一", "改为",
-                 "今后", "以后都")
+                 "going forward", "from now on", "settled on", "approved", "决定", "约定", "统一",
+                 "改为", "今后", "以后都", "同意", "批准",
+                 # who owns what is decided too (`Ines takes over the migration`, `mentor 由她来当`)
+                 " takes over ", " owns ", " will own ", "in charge of", "接手", "来当", "来负责")
 RULE_CUES = ("must ", "must not", "need to", "needs to", "需要", "should ", "should not",
              "always ", "never ", "required",
              "mandatory", "not allowed", "no more than", "at most", "at least", "only ",
