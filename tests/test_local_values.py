@@ -252,3 +252,13 @@ def test_a_rule_a_decision_or_an_owner_without_the_usual_cue_is_kept(line: str, 
     a preference), not only by the cue words `must`, `decided`, `prefers`."""
     found = units(f"# Platform sync\n\n- {line}\n")
     assert any(kept in said(u) for u in found), found
+
+
+def test_a_short_rule_with_its_value_is_kept_in_a_document() -> None:
+    """A value needs few words (`单个 value 不要超过 10KB。`): a document's short rule that states
+    one reaches its reference unit like its longer rules."""
+    body = "# Redis 踩坑总结\n\n## 大 key\n单个 value 不要超过 10KB。\n" \
+        "用 `redis-cli --bigkeys` 定期扫一遍。\n"
+    found = units(body, "resource/2026-03-12/redis.md")
+    text = " ".join(said(u) for u in found)
+    assert "不要超过 10KB" in text and "`redis-cli --bigkeys`" in text, found

@@ -82,8 +82,9 @@ def _statement_kind(text: str, section_kind: str) -> str | None:
     """What a statement is, from its section and its own cue words; None for passing mentions."""
     if _GIST_RE.match(text) and len(_GIST_RE.sub("", text).split()) >= 2:
         return "finding"
-    if _is_chatter(text) or not _long_enough(text) or tx.leans_on_context(text):
-        return None
+    if _is_chatter(text) or tx.leans_on_context(text) or not (
+            _long_enough(text) or (tx.states_value(text) and _short_value(text))):
+        return None  # (a value needs few words: `单个 value 不要超过 10KB。`)
     if tx.has_cue(text, tx.PREFERENCE_CUES) or _SAID_RE.match(text):
         return "preference"
     if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
