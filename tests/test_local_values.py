@@ -262,3 +262,13 @@ def test_a_short_rule_with_its_value_is_kept_in_a_document() -> None:
     found = units(body, "resource/2026-03-12/redis.md")
     text = " ".join(said(u) for u in found)
     assert "不要超过 10KB" in text and "`redis-cli --bigkeys`" in text, found
+
+
+@pytest.mark.parametrize("body", [
+    "周五了～ 下午茶有人想喝奶茶吗，我来拼单，大概 12 杯。\n",
+    "Friday! Anyone up for bubble tea at 15:00? I'll order, about 12 cups.\n",
+    "Team lunch: someone should book for 12 people at 12:30.\n",
+])
+def test_a_request_to_the_room_with_a_count_gives_no_unit(body: str) -> None:
+    """Asking the room (a question, a wish) states nothing, however many cups it counts."""
+    assert units(body) == []

@@ -453,7 +453,7 @@ def _states_value(text: str) -> bool:
     """A statement of a daily note that states a value (tx.states_value) of its own: not
     chatter, not a question, not a fragment."""
     return tx.states_value(text) and not _is_chatter(text) and _prose(text) and \
-        not fenced.strip(text).rstrip().endswith(("?", "？")) and not runs.unfinished(text)
+        not tx.asks(text) and not runs.unfinished(text)
 
 
 def _short_value(text: str) -> bool:
@@ -479,6 +479,8 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
     for run in loose:
         if all(p.text in held for p in run):
             continue  # already in a unit (a runbook's lead-in: `The handover happens ...`)
+        if any(tx.asks(p.text) or tx.is_wish(p.text) for p in run):
+            continue  # a paragraph that asks the room (`有人想喝奶茶吗，我来拼单`) states nothing
         first = run[0]
         near = [(abs(p.block - first.block), p.block > first.block, c) for p, c in homes
                 if p.section == first.section and p.kind == "para"]

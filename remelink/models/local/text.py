@@ -173,6 +173,16 @@ VALUE_RE = re.compile(
     r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 
 
+# A clause that asks (`有人想喝奶茶吗`, `Anyone free at 12?`): a request to the room, not a
+# statement of the note, whatever it counts.
+_ASKS_RE = re.compile(r"[?？]|吗\s*(?:[，,。.!！；;～~]|$)")
+
+
+def asks(text: str) -> bool:
+    """The statement asks something (a question mark, or a Chinese clause ending on 吗)."""
+    return bool(_ASKS_RE.search(fenced.strip(text)))
+
+
 def states_value(text: str) -> bool:
     """The text states a value (SPEC §8: a threshold, a number, code), as VALUE_RE reads it."""
     return bool(VALUE_RE.search(fenced.strip(text))) or fenced.has_block(text)
@@ -195,10 +205,16 @@ _WISH_RE = re.compile(
 _ANSWERED_RE = re.compile(r"^[^?？。！!]{0,60}(?:要不要|should we)[^?？。！!:：]*[:：]\s*\S", re.I)
 
 
+_WISH_LABEL_RE = re.compile(r"^[^:：`\n]{1,30}[:：]\s*")
+
+
 def is_wish(text: str) -> bool:
     """A suggestion or a wish without anyone deciding it (SPEC §8: never a node)."""
     plain = clean_statement(text).lstrip("-*+ ")
-    return bool(_WISH_RE.search(plain)) and not _ANSWERED_RE.match(plain)
+    # after a short label too (`Team lunch: someone should book for 12 people`)
+    told = _WISH_LABEL_RE.sub("", plain, count=1)
+    return bool(_WISH_RE.search(plain) or _WISH_RE.search(told)) and \
+        not _ANSWERED_RE.match(plain)
 
 
 # Section headings: what kind of material a section holds.
