@@ -164,12 +164,14 @@ _UNIT_EN = ("ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?
             "users?|errors?|breaks?|incidents?|sev[0-9]?s?|prs?|producers?|mismatches|pct|pp")
 _UNIT_ZH = ("秒|分钟|分|小时|天|周|个月|次|轮|行|页|步|个|条|台|倍|人|毫秒|%|万|亿|"
             "千|百|笔|张|份|层|位|片|核|副本|分区|连接|实例")
+_NUM = r"(?<![\d.,])\d[\d.,]*+"  # a whole number, read once (no backtracking on `1111…`)
+_ZH_DIGITS = "一二两三四五六七八九十百千"
+_ZH_NUM = rf"(?<![{_ZH_DIGITS}])(?:[二两三四五六七八九十百千]|一(?=[{_ZH_DIGITS}]))[{_ZH_DIGITS}]*+"
 VALUE_RE = re.compile(
-    r"`[^`\n]+`|[€$£¥]\s?\d|\d[\d.,]*\s?(?:%|[kKMB]\b)|"
-    rf"\b\d[\d.,]*\s?(?:{_UNIT_EN})\b|"
+    rf"`[^`\n]+`|[€$£¥]\s?\d|{_NUM}\s?(?:%|[kKMB]\b)|"
+    rf"\b{_NUM}\s?(?:{_UNIT_EN})\b|"
     # (a lone 一 counts nothing: `最后一次`, `一个` are words, not values)
-    rf"(?:\d[\d.,]*|[二两三四五六七八九十百千][一二两三四五六七八九十百千]*|"
-    rf"一[一二两三四五六七八九十百千]+)\s?(?:{_UNIT_ZH})|"
+    rf"(?:{_NUM}|{_ZH_NUM})\s?(?:{_UNIT_ZH})|"
     r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 
 
