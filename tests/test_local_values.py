@@ -120,6 +120,7 @@ def test_a_table_reaches_the_node_as_written(tmp_path: Path) -> None:
     table = TABLE.split("\n\n")[2].strip()
     assert any(table in body for body in bodies), bodies
     assert any("维持 40" in body and table in body for body in bodies)  # one node, one topic
+    assert any(f"\n\n{table}" in body for body in bodies)  # a block of its own
 
 
 SMALL_TALK = """the espresso machine on the 4th floor is leaking again, puddle under it this

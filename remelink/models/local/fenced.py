@@ -184,7 +184,9 @@ def unfold(text: str) -> str:
             pos = m.end()
             continue
         lines = "\n".join(indent + line if line else line for line in block.split("\n"))
-        out.append(before + ("\n" if before and not before.endswith("\n") else "") + lines)
+        # A table starts a block of its own: a blank line before it (a fence needs none).
+        gap = "\n\n" if block.startswith("|") else "\n"
+        out.append(before + (gap if before and not before.endswith("\n") else "") + lines)
         pos = m.end()
         rest = re.match(r"[ ]*[.。]?[ ]*", text[pos:])
         pos += rest.end() if rest else 0
