@@ -126,6 +126,29 @@ def kept(key: object, vault: Path) -> str:
     return ", ".join(f"{lang} {a}/{b} ({a / b:.0%})" for lang, (a, b) in sorted(counts.items()))
 
 
+def lost(key: object, vault: Path) -> list[str]:
+    """The key facts `kept` does not find, one line each: note, fact id, the needles missing
+    from the cited node that holds most of them (all of them when no node cites the note)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from locomo_recall import citations
+
+    nodes = []
+    for path in sorted((vault / "digest").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        nodes.append((" ".join(text.split()), citations(text).sessions))
+    out = []
+    for note in key.notes.values():  # type: ignore[attr-defined]
+        cited = [text for text, sessions in nodes if note.path in sessions]
+        for fact in note.facts:
+            needles = [" ".join(n.text.split()) for n in fact.needles]
+            missing = min(([n for n in needles if n not in text] for text in cited),
+                          key=len, default=needles)
+            if missing:
+                out.append(f"{note.path} {fact.id} ({len(cited)} nodes cite it): "
+                           f"missing {missing}")
+    return out
+
+
 def make(kind: str, n: int, root: Path) -> tuple[Path, int]:
     """The vault, and how many of its notes state a fact."""
     vault = root / f"{kind}-{n}"

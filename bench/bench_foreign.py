@@ -94,6 +94,7 @@ class Figures:
     labels: list[str] = field(default_factory=list)
     cut: list[str] = field(default_factory=list)
     extra: dict[str, str] = field(default_factory=dict)
+    lost: list[str] = field(default_factory=list)  # key facts not kept (realistic vaults)
 
 
 def _frontmatter(text: str) -> tuple[dict[str, str], str]:
@@ -293,7 +294,7 @@ def til(side: splits.Side, n: int, keep: Path | None) -> Figures:
 
 
 def realvault(side: splits.Side, keep: Path | None) -> Figures:
-    from bench_coverage import kept
+    from bench_coverage import kept, lost
 
     from bench.quality.relations import evaluate
     from bench.realvault import load
@@ -315,6 +316,7 @@ def realvault(side: splits.Side, keep: Path | None) -> Figures:
         fig.extra["chatter node names"] = "; ".join(
             node.name for node in nodes if node.cites and node.cites <= chatter)
         fig.extra["facts kept"] = kept(key, vault)
+        fig.lost = lost(key, vault)
         rel = evaluate(vault, splits.REALVAULT_DIRS[side], "auto")
         fig.extra["related pairs linked"] = ", ".join(
             f"{lang} {rel.related_linked[lang]}/{rel.related[lang]}" for lang in
@@ -349,6 +351,8 @@ def report(fig: Figures, verbose: bool) -> str:
     if verbose:
         lines += ["  labels:"] + [f"    {x}" for x in fig.labels]
         lines += ["  cut:"] + [f"    {x}" for x in fig.cut]
+        if fig.lost:
+            lines += ["  facts lost:"] + [f"    {x}" for x in fig.lost]
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ from remelink.units import Revision, Unit
 PAIR_SIMILARITY = 0.5  # Jaccard of the words (numbers masked) above which two units restate
 
 _WORD_RE = re.compile(r"[a-z]+|[\u3400-\u9fff]+", re.I)
-_PREFIX_RE = re.compile(r"^(?:step|point|why|failure|input): ")
+_PREFIX_RE = re.compile(r"^[a-z]+(?:@\d+)?: ")  # a point's role (`text: `, `why@1: `)
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,11 @@ def _revision(new: Unit, old: UnitRecord) -> Revision:
     """What changed between the old unit and its restatement: the pair of statements whose
     facts differ (the most alike such pair), else the summaries."""
     best: tuple[float, str, str] | None = None
-    for o in _statements(old.unit):
-        for n in _statements(new):
+    # A statement both units make changed nothing; a line the note gained is no correction of
+    # one it still states (`A restore takes about 40 minutes.` added under a rule).
+    olds, news = _statements(old.unit), _statements(new)
+    for o in [o for o in olds if o not in news]:
+        for n in [n for n in news if n not in olds]:
             if facts(o) != facts(n):
                 score = _jaccard(_words(o), _words(n))
                 if best is None or score > best[0]:

@@ -59,6 +59,14 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
                         if len(block) > MAX_LINES else fold(block), True))
             i = end
             continue
+        end = _table(lines, i)
+        if end > i:
+            # A table is kept as written (SPEC §4): folded like a block, unfolded line for line.
+            block = lines[i:end]
+            out.append((pointer(block, first_line + i, path, quote=True)
+                        if len(block) > MAX_LINES else fold(block), True))
+            i = end
+            continue
         if not m:
             end = _indented_block(lines, i)
             if end > i:
@@ -106,6 +114,22 @@ def _introduced_quote(lines: list[str], i: int) -> int:
         return i
     end = i
     while end < len(lines) and _QUOTE_RE.match(lines[end]):
+        end += 1
+    return end
+
+
+_TABLE_ROW_RE = re.compile(r"^\s{0,3}\|.*\|\s*$")
+_TABLE_RULE_RE = re.compile(r"^\s{0,3}\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _table(lines: list[str], i: int) -> int:
+    """The end of a pipe table starting at line `i` (a header row, then its rule row), or `i`
+    when none starts there."""
+    if not _TABLE_ROW_RE.match(lines[i]) or i + 1 >= len(lines) or \
+            not _TABLE_RULE_RE.match(lines[i + 1]):
+        return i
+    end = i + 2
+    while end < len(lines) and _TABLE_ROW_RE.match(lines[end]):
         end += 1
     return end
 
@@ -160,7 +184,9 @@ def unfold(text: str) -> str:
             pos = m.end()
             continue
         lines = "\n".join(indent + line if line else line for line in block.split("\n"))
-        out.append(before + ("\n" if before and not before.endswith("\n") else "") + lines)
+        # A table starts a block of its own: a blank line before it (a fence needs none).
+        gap = "\n\n" if block.startswith("|") else "\n"
+        out.append(before + (gap if before and not before.endswith("\n") else "") + lines)
         pos = m.end()
         rest = re.match(r"[ ]*[.。]?[ ]*", text[pos:])
         pos += rest.end() if rest else 0

@@ -55,8 +55,12 @@ def _is_attendance(text: str) -> bool:
 def _is_chatter(text: str) -> bool:
     if _is_attendance(text) or tx.is_wish(text):
         return True
-    return tx.has_cue(text, tx.CHATTER_CUES) and not tx.has_cue(
-        text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES)
+    if not tx.has_cue(text, tx.CHATTER_CUES) or tx.has_cue(
+            text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES):
+        return False
+    # A line dated `tomorrow` or `下周` that states a value is about that value.
+    social = tuple(c for c in tx.CHATTER_CUES if c not in tx.WHEN_CUES)
+    return tx.has_cue(text, social) or not tx.states_value(text)
 
 
 # A line the author labels as the note's gist (`**TLDR:** Use `shutil.copyfileobj()``) is what
@@ -70,19 +74,24 @@ _GIST_RE = re.compile(
 _SAID_RE = re.compile(rf"^(?:{tx.REPORTED_RE.pattern})\s*[:：]\s*\S")
 
 
+# A prohibition written as a noun phrase (`No network calls inside a DB transaction.`).
+_PROHIBITION_RE = re.compile(r"^(?:\*\*)?no\s+[a-z][\w-]*\s+[a-z]", re.I)
+
+
 def _statement_kind(text: str, section_kind: str) -> str | None:
     """What a statement is, from its section and its own cue words; None for passing mentions."""
     if _GIST_RE.match(text) and len(_GIST_RE.sub("", text).split()) >= 2:
         return "finding"
-    if _is_chatter(text) or not _long_enough(text) or tx.leans_on_context(text):
-        return None
+    if _is_chatter(text) or tx.leans_on_context(text) or not (
+            _long_enough(text) or (tx.states_value(text) and _short_value(text))):
+        return None  # (a value needs few words: `单个 value 不要超过 10KB。`)
     if tx.has_cue(text, tx.PREFERENCE_CUES) or _SAID_RE.match(text):
         return "preference"
     if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
         return section_kind
     if tx.has_cue(text, tx.DECISION_CUES):
         return "decision"
-    if tx.has_cue(text, tx.RULE_CUES):
+    if tx.has_cue(text, tx.RULE_CUES) or _PROHIBITION_RE.match(text):
         return "rule"
     if tx.has_cue(text, tx.DEFINITION_CUES):
         return "definition"
@@ -163,6 +172,8 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             kind = "neutral"
         if kind in debuglog.DEBUG_KINDS:
             found.debug_kinds.append(kind)
+        if kind == "neutral" and section.heading.strip(" #:：").lower() in _ACTIONS:
+            kind = "chatter"  # `## Actions`: who does what next, one-off tasks
         if kind == "chatter":
             found.seen.add("tasks" if "action" in section.heading.lower() or "todo" in
                            section.heading.lower() else "attendance")
@@ -173,7 +184,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             found.steps += [(kind, tx.clean_statement(t)) for k, t in blocks
                             if k in ("num", "item")]
             continue
-        if numbered and (kind == "procedure" or (len(numbered) >= 3 and kind == "neutral")):
+        if numbered and (kind == "procedure" or (len(numbered) >= 3 and kind == "neutral"
+                                                 and _steps(numbered, title,
+                                                            section.heading, blocks))):
             cand = runbooks.procedure(note, section, blocks, title, index, s_index)
             procedures.append(cand)
             found.out.append(cand)
@@ -196,17 +209,25 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                 found.intro = found.intro + 1 if section.level < 2 else INTRO + 1
             text = tx.clean_statement(raw)
             label = _label(text)
+            here = local
             if label:
-                local = label[0]
+                here = label[0]
+                if k not in ("item", "num") or not label[1]:
+                    # A labelled paragraph, or a label item with nothing after it, heads what
+                    # follows; a labelled list item (`1. 3 月月结的教训：…`) is only itself.
+                    local = label[0]
                 if label[0] in debuglog.DEBUG_KINDS:
                     found.debug_kinds.append(label[0])
                 text = label[1][:1].upper() + label[1][1:]
+                if here == "chatter":
+                    found.seen.add("attendance")  # `参会：…`, `Agenda:` and what it lists
+                    continue
                 if not text:
                     # "We agreed:" heads the items below it; it says what kind they are (each
                     # its own), not what they are about (runs.py).
                     continue
             elif k == "para" and kind != local and not raw.startswith((" ", "\t")):
-                local = kind
+                local = here = kind
             if k == "item" and _TASK_RE.match(text):
                 found.seen.add("tasks")  # `- [ ] drop catalog_v7`: a task, done or not
                 continue
@@ -219,7 +240,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                     _person_fact(found, note, piece, index, s_index)
                     continue
                 before = (len(found.out), len(found.attached), len(found.failures))
-                _statement(found, note, piece, local, index, s_index)
+                _statement(found, note, piece, here, index, s_index)
                 _read(found, before, runs.Piece(s_index, found.blocks, k, piece, None))
     if procedures and found.failures:
         procedures[-1].points += [f"failure: {f}" for f in found.failures]
@@ -252,9 +273,36 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
 
 
+_ACTIONS = ("actions", "next actions", "action", "行动", "待办事项")
 _CODE_RE = re.compile(r"`[^`\n]*`")
 _TASK_RE = re.compile(r"^\[[ xX]\]\s")  # a checkbox item: a task list's entry
 _GENERIC_TITLE_RE = re.compile(r"\s+(?:notes?|overview|summary|笔记|说明|概述)$", re.I)
+
+
+# A title or heading that names a document's rules or advice (`API style guide`, `On-call &
+# escalation policy`, `发布规范`, `她的建议`): its numbered list states them, it is no procedure.
+_RULES_RE = re.compile(r"\b(?:polic(?:y|ies)|guide(?:lines?)?|rules?|standards?|conventions?|"
+                       r"principles?|recommendations?|advice|tips|dos and don'ts)\b|"
+                       r"规范|规则|指南|原则|制度|约定|建议|守则|须知", re.I)
+
+
+def _steps(numbered: list[str], title: str, heading: str, blocks: list[tuple[str, str]]
+           ) -> bool:
+    """A numbered list under a heading that names no kind is a set of steps when the note is a
+    how-to (its title says so, or the line that introduces the list: `Checklist:`,
+    `操作步骤：`) or when its items carry their commands (half of them code), unless the heading
+    or the title names rules or advice; otherwise it is what the author enumerates (a meeting's
+    points, a policy's rules), each item a statement of its own (issue 21: an agenda or a
+    policy is not a procedure)."""
+    first = next(i for i, (k, _) in enumerate(blocks) if k == "num")
+    lead = tx.clean_statement(blocks[first - 1][1]) if first and \
+        blocks[first - 1][0] == "para" else ""
+    label = _label(lead) if lead.rstrip().endswith((":", "：")) else None
+    if tx.heading_kind(title) == "procedure" or (label is not None and label[0] == "procedure"):
+        return True
+    if _RULES_RE.search(heading) or _RULES_RE.search(title):
+        return False
+    return 2 * sum(1 for t in numbered if "`" in t or fenced.has_block(t)) >= len(numbered)
 
 
 def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
@@ -347,6 +395,9 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
     names the unit when it names a topic (not a label, a kind of section or a date); they are
     what the note states about it, cue words or not (SPEC §8)."""
     gone: list[Candidate] = []
+    loose: list[list[runs.Piece]] = []  # runs that gave no unit but state a value
+    homes: list[tuple[runs.Piece, Candidate]] = []  # (the run's first piece, its unit)
+    listings: list[tuple[list[runs.Piece], Candidate]] = []  # a lead-in and its list
     for run in runs.cut(found.pieces):
         stated = [p for p in run if p.kind in ("item", "num") and _long_enough(p.text)
                   and not _is_chatter(p.text)]
@@ -357,8 +408,17 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
                                    weight=_WEIGHT["finding"], order=(index, first.section),
                                    roles={note.path: "finding"})
             found.out.append(first.cand)
+        if all(p.cand is None for p in run):
+            if any(_states_value(p.text) for p in run):
+                loose.append(run)
+            continue
         kept = runs.unit_of(run)
         gone += [p.cand for p in run if p.cand is not None and p.cand is not kept]
+        if kept is not None:
+            homes.append((run[0], kept))
+        if kept is not None and runs.is_listing(run) and \
+                kept.kind not in ("decision", "preference", "fact"):
+            listings.append((run, kept))
         if kept is not None and runs.is_listing(run):
             section = parts[run[0].section]
             heading = section.heading if section.level >= 2 else title
@@ -370,6 +430,87 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
                     not _DATED_RE.search(heading):
                 kept.name = name
     found.out = [c for c in found.out if not any(c is g for g in gone)]
+    _values(found, note, loose, homes, index)
+    for run, listing in listings:
+        # The options a decision chose among (`Options:` and its list, then `Decision: option
+        # 4`) are part of that decision: one node per topic, the list read first, as written.
+        chose = next((c for p, c in homes if p.section == run[0].section and
+                      p.block > run[-1].block and c.kind == "decision"), None)
+        if chose is None:
+            continue
+        lines = [f"text: {'- ' if p.kind in ('item', 'num') else ''}{p.text}" for p in run
+                 if p.text not in chose.statement]
+        texts = " ".join(p.text for p in run)
+        lines += [q for q in listing.points if q.startswith("text: ") and
+                  pt.text_of(q).removeprefix("- ") not in texts]
+        at = next((i for i, q in enumerate(chose.points) if q.startswith("text: ")),
+                  len(chose.points))
+        chose.points[at:at] = lines
+        found.out = [c for c in found.out if c is not listing]
+
+
+def _states_value(text: str) -> bool:
+    """A statement of a daily note that states a value (tx.states_value) of its own: not
+    chatter, not a question, not a fragment."""
+    return tx.states_value(text) and not _is_chatter(text) and _prose(text) and \
+        not tx.asks(text) and not runs.unfinished(text)
+
+
+def _short_value(text: str) -> bool:
+    """A value stated in a few words that stands on its own (not leaning on its neighbour)."""
+    plain = fenced.strip(text)
+    if tx.is_cjk_text(plain):
+        enough = len(re.findall(f"[{tx.CJK}]", plain)) >= MIN_CJK // 2
+    else:
+        enough = len(_MARKUP_RE.sub(" ", plain).split()) >= MIN_WORDS - 2
+    return enough and not tx.leans_on_context(plain) and not runs.refers_back(plain)
+
+
+def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
+            homes: list[tuple[runs.Piece, Candidate]], index: int) -> None:
+    """What a daily note states without a cue word is kept when it states a value (a number
+    with its unit, a threshold, code; SPEC §8: every rule, threshold and decision a note
+    states). A paragraph is part of its section's topic: it joins the unit drawn from that
+    section (the nearest), among its first lines when it comes first; a list item, or a
+    paragraph of a section that gave no unit, is a unit of its own (a meeting's points are its
+    topics)."""
+    held = " ".join(text for c in found.out
+                    for text in [c.statement, *(pt.text_of(p) for p in c.points)])
+    for run in loose:
+        if all(p.text in held for p in run):
+            continue  # already in a unit (a runbook's lead-in: `The handover happens ...`)
+        if any(tx.asks(p.text) or tx.is_wish(p.text) for p in run):
+            continue  # a paragraph that asks the room (`有人想喝奶茶吗，我来拼单`) states nothing
+        first = run[0]
+        near = [(abs(p.block - first.block), p.block > first.block, c) for p, c in homes
+                if p.section == first.section and p.kind == "para"]
+        if first.kind == "para" and near:
+            _, later, home = min(near, key=lambda x: (x[0], x[1]))
+            texts = [p.text for p in run if _prose(p.text) and not _is_chatter(p.text)
+                     and (_long_enough(p.text) or fenced.has_block(p.text))]
+            new = [f"text: {t}" for t in texts if t not in home.statement]
+            if later:
+                # It comes before the unit's lead: it reads first of the unit's lines (a
+                # `context:` point would be one of two a node shows).
+                at = next((i for i, q in enumerate(home.points) if q.startswith("text: ")),
+                          len(home.points))
+                home.points[at:at] = new
+            else:
+                home.points += new
+            continue
+        # A value needs few words to state (`灰度还是 5% → 25% → 100%，不变`).
+        lead = next((p for p in run if _states_value(p.text) and _short_value(p.text)), None)
+        if lead is None:
+            continue
+        lead.cand = Candidate(kind="finding", bucket="wiki", name=tx.title_from(lead.text),
+                              statement=lead.text, points=[], paths=[note.path],
+                              weight=_WEIGHT["finding"], order=(index, lead.section),
+                              roles={note.path: "finding"})
+        kept = runs.unit_of(run)
+        if kept is not None:
+            found.out.append(kept)
+            homes.append((first, kept))
+    found.out.sort(key=lambda c: c.order)
 
 
 def _join(runbook: Candidate, item: Candidate | str) -> None:
@@ -442,6 +583,11 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
         found.attached.append(("outcome", piece))
         return
     skind = _statement_kind(piece, kind)
+    if skind is None and found.block == "num" and note.path.startswith(DAILY) and \
+            _long_enough(piece) and not _is_chatter(piece) and _stands_alone(piece):
+        # An item the author numbered is a point they make (a meeting's agenda item and what
+        # came of it), cue words or not (SPEC §8).
+        skind = "finding"
     if kind == "failure" and skind in (None, "lesson") and _long_enough(piece):
         found.failures.append(piece)
         return
@@ -450,7 +596,7 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
         found.introduces and fenced.strip(piece).rstrip().endswith((":", "："))))
     if skind is None and not _is_chatter(piece) and (
             fenced.has_block(piece) or "`" in fenced.strip(piece) or introduced or (
-                document and (found.block == "item" or (
+                document and (found.block in ("item", "num") or (
                     found.block == "para" and 0 < found.intro <= INTRO)) and
                 _long_enough(piece))):
         # A line with code is a how-to's substance; what a document's introduction says is
@@ -494,7 +640,7 @@ def _add(found: _Note, s_index: int, cand: Candidate) -> None:
 
 def _said(found: _Note, s_index: int, item: Candidate | str) -> None:
     found.said.append((s_index, item))
-    if found.block == "item":
+    if found.block in ("item", "num"):
         found.listed.add(id(item))
     if found.block == "aside":
         found.quoted.add(id(item))

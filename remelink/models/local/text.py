@@ -132,16 +132,21 @@ def _restore_code(parts: list[str], held: list[str]) -> list[str]:
 # -- cues (lowercased substrings for English, plain substrings for Chinese) ----------------------
 PREFERENCE_CUES = ("prefers", "prefer ", "preference", "likes ", "dislikes", "doesn't like",
                    "does not like", "hates", "wants ", "would rather", "asked for", "asked to",
-                   "favours", "favors", "偏好", "喜欢", "不喜欢", "更喜欢", "希望", "讨厌", "习惯",
-                   "倾向")
+                   "favours", "favors", "interested in", "happy with", "感兴趣", "偏好", "喜欢",
+                   "不喜欢", "更喜欢", "希望", "讨厌", "习惯", "倾向")
 DECISION_CUES = ("decided", "decision", "we will ", "we'll ", "agreed", "we chose", "chose to",
-                 "going forward", "from now on", "settled on", "决定", "约定", "统一", "改为",
-                 "今后", "以后都")
+                 "going forward", "from now on", "settled on", "approved", "决定", "约定", "统一",
+                 "改为", "今后", "以后都", "同意", "批准",
+                 # who owns what is decided too (`Ines takes over the migration`, `mentor 由她来当`)
+                 " takes over ", " owns ", " will own ", "in charge of", "接手", "来当", "来负责")
 RULE_CUES = ("must ", "must not", "need to", "needs to", "需要", "should ", "should not",
              "always ", "never ", "required",
              "mandatory", "not allowed", "no more than", "at most", "at least", "only ",
              "必须", "应该", "应当", "总是", "不要", "禁止", "不得", "务必", "不超过", "至少",
-             "只能")
+             "只能",
+             # A line that calls itself a rule states one ("New rule from the postmortems: ...",
+             # "按规定要 shadow 满两轮").
+             "new rule", " rule:", "the rule is", "规定", "规则是")
 LESSON_CUES = ("lesson", "learned", "root cause", "caused", "because", "fails", "failed",
                "failure", "breaks", "broke", "pitfall", "gotcha", "watch out", "beware",
                "教训", "原因", "导致", "失败", "踩坑", "注意", "坑")
@@ -155,6 +160,45 @@ CONVENTION_CUES = ("convention", "no more than", "at most", "at least", "every t
 CHATTER_CUES = ("attendees", "attendee", "participants", "present:", "agenda", "thanks",
                 "thank you", "will check", "next week", "tomorrow", "lunch", "参会", "出席",
                 "议程", "谢谢", "下周", "明天", "午饭")
+# Of those, the ones that only date a line: a line that also states a value (below) is not
+# small talk for being about tomorrow ("发布：`values-prod.yaml`，明天上午窗口发").
+WHEN_CUES = ("will check", "next week", "tomorrow", "下周", "明天")
+
+# A value a note states: code, or a number with what it counts or measures (`10 minutes`,
+# `40 %`, `€180/month`, `41.7M`, `400 行`, `两轮`). A bare number (`4th floor`, `~12`) or a date
+# (`3 月`, `5 Mar`) is not one.
+_UNIT_EN = ("ms|s|sec|secs|seconds?|min|mins|minutes?|h|hrs?|hours?|days?|weeks?|months?|"
+            "years?|quarters?|working days?|business days?|%|percent|x|k|m|b|kb|mb|gb|tb|kib|"
+            "mib|gib|tib|rps|qps|req/s|requests?|rows?|lines?|pages?|partitions?|replicas?|"
+            "connections?|conns?|attempts?|retries|tries|times|steps?|rounds?|shards?|nodes?|"
+            "instances?|pods?|cores?|threads?|workers?|postings?|messages?|events?|items?|"
+            "users?|errors?|breaks?|incidents?|sev[0-9]?s?|prs?|producers?|mismatches|pct|pp")
+_UNIT_ZH = ("秒|分钟|分|小时|天|周|个月|次|轮|行|页|步|个|条|台|倍|人|毫秒|%|万|亿|"
+            "千|百|笔|张|份|层|位|片|核|副本|分区|连接|实例")
+_NUM = r"(?<![\d.,])\d[\d.,]*+"  # a whole number, read once (no backtracking on `1111…`)
+_ZH_DIGITS = "一二两三四五六七八九十百千"
+_ZH_NUM = rf"(?<![{_ZH_DIGITS}])(?:[二两三四五六七八九十百千]|一(?=[{_ZH_DIGITS}]))[{_ZH_DIGITS}]*+"
+VALUE_RE = re.compile(
+    rf"`[^`\n]+`|[€$£¥]\s?\d|{_NUM}\s?(?:%|[kKMB]\b)|"
+    rf"\b{_NUM}\s?(?:{_UNIT_EN})\b|"
+    # (a lone 一 counts nothing: `最后一次`, `一个` are words, not values)
+    rf"(?:{_NUM}|{_ZH_NUM})\s?(?:{_UNIT_ZH})|"
+    r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
+
+
+# A clause that asks (`有人想喝奶茶吗`, `Anyone free at 12?`): a request to the room, not a
+# statement of the note, whatever it counts.
+_ASKS_RE = re.compile(r"[?？]|吗\s*(?:[，,。.!！；;～~]|$)")
+
+
+def asks(text: str) -> bool:
+    """The statement asks something (a question mark, or a Chinese clause ending on 吗)."""
+    return bool(_ASKS_RE.search(fenced.strip(text)))
+
+
+def states_value(text: str) -> bool:
+    """The text states a value (SPEC §8: a threshold, a number, code), as VALUE_RE reads it."""
+    return bool(VALUE_RE.search(fenced.strip(text))) or fenced.has_block(text)
 
 # A wish nobody committed to ("Someone should fix ...", "Lunch idea: we should ... again",
 # "要不要再去爬一次山"): no one decided it, so it is no rule and no decision.
@@ -169,9 +213,21 @@ _WISH_RE = re.compile(
     r"(?:[^:：\n]{0,20}(?:想法|主意|提议)\s*[:：])", re.I)
 
 
+# A question answered where it is asked (`何伟问 hotfix 要不要发布单：要，事后补`): the answer is
+# what the line states.
+_ANSWERED_RE = re.compile(r"^[^?？。！!]{0,60}(?:要不要|should we)[^?？。！!:：]*[:：]\s*\S", re.I)
+
+
+_WISH_LABEL_RE = re.compile(r"^[^:：`\n]{1,30}[:：]\s*")
+
+
 def is_wish(text: str) -> bool:
     """A suggestion or a wish without anyone deciding it (SPEC §8: never a node)."""
-    return bool(_WISH_RE.search(clean_statement(text).lstrip("-*+ ")))
+    plain = clean_statement(text).lstrip("-*+ ")
+    # after a short label too (`Team lunch: someone should book for 12 people`)
+    told = _WISH_LABEL_RE.sub("", plain, count=1)
+    return bool(_WISH_RE.search(plain) or _WISH_RE.search(told)) and \
+        not _ANSWERED_RE.match(plain)
 
 
 # Section headings: what kind of material a section holds.
