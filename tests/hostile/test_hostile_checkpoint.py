@@ -165,9 +165,9 @@ def test_runs_folder_symlinked_outside_gets_no_audit_line(tmp_path: Path) -> Non
     w = world(tmp_path)
     os.symlink(w.outside / "day", w.vault / ".remelink" / "runs")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/runs is a symlink")
-    assert result.returncode == 2  # the vault's own state was tampered with: nothing runs
+    assert result.exit_code == 2  # the vault's own state was tampered with: nothing runs
 
 
 # -- the journal -------------------------------------------------------------------------------
@@ -210,9 +210,9 @@ def test_state_json_symlinked_outside_stops_the_run_untouched(tmp_path: Path) ->
     w = world(tmp_path)
     os.symlink(w.outside / "victim.md", w.vault / ".remelink" / "state.json")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/state.json")
-    assert result.returncode == 2 and "is a symlink" in result.stderr
+    assert result.exit_code == 2 and "is a symlink" in result.stderr
 
 
 def test_state_json_fifo_does_not_hang(tmp_path: Path) -> None:
@@ -241,9 +241,9 @@ def test_remelink_folder_symlinked_outside(tmp_path: Path) -> None:
     os.rmdir(w.vault / ".remelink")
     os.symlink(w.outside / "state", w.vault / ".remelink")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink is a symlink")
-    assert result.returncode == 2 and not os.listdir(w.outside / "state")
+    assert result.exit_code == 2 and not os.listdir(w.outside / "state")
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])
