@@ -21,9 +21,10 @@ QUERY = "idempotency keys"
 
 
 def indexed(w: World) -> None:
-    """Build the vault's node index (a real one, as a first search leaves it)."""
-    result = w.cli("index", "rebuild")
-    assert result.returncode == 0, result.stderr
+    """Build the vault's node index (a real one, as a first search leaves it): set-up, run
+    in process."""
+    result = w.cli_here("index", "rebuild")
+    assert result.exit_code == 0, result.stderr
 
 
 def old_index_outside(w: World) -> Path:
