@@ -24,6 +24,7 @@ No positions are indexed: queries are OR-of-terms.
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +34,11 @@ from whoosh import index as windex
 from whoosh import scoring
 from whoosh.analysis.acore import Token
 from whoosh.analysis.tokenizers import Tokenizer
+from whoosh.codec import base as _codec_base
 from whoosh.fields import ID, STORED, TEXT, Schema
 from whoosh.query.compound import Or
 from whoosh.query.terms import Term
+from whoosh.util import IDCHARS
 
 from remelink.index.analysis import iter_terms
 from remelink.index.nodes import NodeDoc
@@ -133,6 +136,18 @@ def open_index(root: Path, rel: str) -> Any:
 EXACT_DF_LIMIT = 256
 _SEGMENT_POSTINGS: dict[tuple[str, str, str], tuple[int, ...]] = {}
 _SEGMENT_POSTINGS_LIMIT = 500_000
+
+
+def _private_segment_id(cls: type, size: int = 16) -> str:
+    return "".join(secrets.choice(IDCHARS) for _ in range(size))
+
+
+# A segment's id keys the per-segment tables below across commits and across the indexes of one
+# process. Whoosh draws it from the global `random`, which anything in the process may seed
+# (Hypothesis seeds it to 0 for every example): two vaults indexed after the same seed had the
+# same segment ids, and one's cached field lengths and postings scored the other's documents.
+# Drawn from the system's source instead, every segment is its own.
+_codec_base.Segment._random_id = classmethod(_private_segment_id)  # type: ignore[method-assign,assignment]
 
 
 def _segment_id(leaf: Any) -> str:

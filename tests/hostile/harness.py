@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dream_support import DEMO, TODAY, settings_of
+from dream_support import DEMO, TODAY, cli, settings_of
 
 from remelink.config import Settings
 from remelink.dream.context import RunReport
@@ -176,6 +176,16 @@ class World:
         return subprocess.run([str(exe), *args, "--vault", str(self.vault)],
                               capture_output=True, text=True, timeout=timeout, env=env,
                               cwd=self.root, check=False)
+
+    def cli_here(self, *args: str) -> Any:
+        """`remelink ARGS --vault VAULT` through the command-line app in this process (Click's
+        result: `exit_code`, `stdout`, `stderr`), watched by the audit hook like `run`: for the
+        cases that cannot block (a refused configuration), where a process adds only its
+        start-up."""
+        with opens_under(self.outside) as opened:
+            result = cli(*args, "--vault", str(self.vault))
+        self.opened_outside += opened
+        return result
 
     def cli_plain(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """`remelink ARGS` as a subprocess, without `--vault` (init takes a folder)."""

@@ -165,9 +165,9 @@ def test_runs_folder_symlinked_outside_gets_no_audit_line(tmp_path: Path) -> Non
     w = world(tmp_path)
     os.symlink(w.outside / "day", w.vault / ".remelink" / "runs")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/runs is a symlink")
-    assert result.returncode == 2  # the vault's own state was tampered with: nothing runs
+    assert result.exit_code == 2  # the vault's own state was tampered with: nothing runs
 
 
 # -- the journal -------------------------------------------------------------------------------
@@ -210,9 +210,9 @@ def test_state_json_symlinked_outside_stops_the_run_untouched(tmp_path: Path) ->
     w = world(tmp_path)
     os.symlink(w.outside / "victim.md", w.vault / ".remelink" / "state.json")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/state.json")
-    assert result.returncode == 2 and "is a symlink" in result.stderr
+    assert result.exit_code == 2 and "is a symlink" in result.stderr
 
 
 def test_state_json_fifo_does_not_hang(tmp_path: Path) -> None:
@@ -241,9 +241,9 @@ def test_remelink_folder_symlinked_outside(tmp_path: Path) -> None:
     os.rmdir(w.vault / ".remelink")
     os.symlink(w.outside / "state", w.vault / ".remelink")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink is a symlink")
-    assert result.returncode == 2 and not os.listdir(w.outside / "state")
+    assert result.exit_code == 2 and not os.listdir(w.outside / "state")
 
 
 @pytest.mark.parametrize("kind", ["symlink", "fifo"])
@@ -316,10 +316,10 @@ def test_crafted_numbers_and_types_in_state_json(tmp_path: Path, case: str,
     (w.vault / ".remelink" / "state.json").write_text(_crafted_cases(w)[case],
                                                       encoding="utf-8")
     w.seal()
-    result = w.cli(*(("dream", "run") if command == "dream" else ("status",)))
+    result = w.cli_here(*(("dream", "run") if command == "dream" else ("status",)))
     out = result.stdout + result.stderr
     w.held(out, needle=".remelink/state.json")
-    assert result.returncode == 2, out
+    assert result.exit_code == 2, out
     assert "unexpected error" not in out and not list((w.vault / ".remelink").glob("crash-*"))
 
 
@@ -331,9 +331,9 @@ def test_crafted_numbers_in_the_journal(tmp_path: Path) -> None:
         json.dumps({"t": "meta", "r": {"runs": [], "pending_tags": []}}) + "\n"
     (w.vault / ".remelink" / "state.journal").write_text(journal_text, encoding="utf-8")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/state.journal")
-    assert result.returncode == 2 and "unexpected" not in result.stderr
+    assert result.exit_code == 2 and "unexpected" not in result.stderr
 
 
 @pytest.mark.parametrize("attempts", ['"lots"', "Infinity", "-3", "[1]"])
@@ -351,9 +351,9 @@ def test_crafted_attempts_in_an_audit_line(tmp_path: Path, attempts: str) -> Non
     (runs / "20260101T000000-1-abcd.jsonl").write_text(
         line.replace('"attempts": 0', f'"attempts": {attempts}') + "\n", encoding="utf-8")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle="20260101T000000-1-abcd.jsonl")
-    assert result.returncode == 2 and "unexpected" not in result.stderr
+    assert result.exit_code == 2 and "unexpected" not in result.stderr
 
 
 @pytest.mark.parametrize("flags", [("--scan-days", "999999999"), ("--scan-days", "0"),
@@ -377,7 +377,7 @@ def test_crafted_numbers_in_config(tmp_path: Path, text: str) -> None:
     w = world(tmp_path)
     (w.vault / ".remelink" / "config.yaml").write_text(text, encoding="utf-8")
     w.seal()
-    result = w.cli("status")
+    result = w.cli_here("status")
     key = text.split(":")[0] if "{" not in text else text.split("{")[1].split(":")[0]
     w.held(result.stdout + result.stderr, needle=key)
-    assert result.returncode == 2 and "unexpected" not in result.stderr
+    assert result.exit_code == 2 and "unexpected" not in result.stderr

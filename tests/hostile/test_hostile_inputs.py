@@ -162,9 +162,9 @@ def test_digest_folder_symlinked_outside_stops_the_run(tmp_path: Path, where: st
     os.rename(w.vault / where, w.root / "moved")
     link(w, where, target)
     w.seal()
-    result = w.cli("dream", "run", "--date", "2026-06-25", "--scan-days", "60")
+    result = w.cli_here("dream", "run", "--date", "2026-06-25", "--scan-days", "60")
     w.held(result.stdout + result.stderr, needle=f"{where} is a symlink")
-    assert result.returncode == 1
+    assert result.exit_code == 1
 
 
 def test_digest_folder_symlinked_inside_stops_the_run(tmp_path: Path) -> None:
@@ -172,9 +172,9 @@ def test_digest_folder_symlinked_inside_stops_the_run(tmp_path: Path) -> None:
     os.rename(w.vault / "digest", w.vault / "nodes")
     link(w, "digest", "nodes")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle="digest is a symlink")
-    assert result.returncode == 1 and not (w.vault / "nodes" / "wiki" / "x").exists()
+    assert result.exit_code == 1 and not (w.vault / "nodes" / "wiki" / "x").exists()
 
 
 def test_day_folder_symlinked_outside_topics_write_nothing_there(tmp_path: Path) -> None:
@@ -226,9 +226,9 @@ def test_journal_hard_linked_outside_is_dropped_not_appended_to(tmp_path: Path) 
     (w.outside / "journal-twin").write_bytes(b"")
     os.link(w.outside / "journal-twin", w.vault / ".remelink" / "state.journal")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr)
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
 
 
 def test_journal_append_refuses_a_hard_linked_file(tmp_path: Path) -> None:
@@ -249,9 +249,9 @@ def test_lock_file_hard_linked_outside_is_refused(tmp_path: Path) -> None:
     (w.outside / "lock-twin").write_bytes(b"keep me\n")
     os.link(w.outside / "lock-twin", w.vault / ".remelink" / "lock")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=".remelink/lock")
-    assert result.returncode == 2
+    assert result.exit_code == 2
 
 
 # -- special files --------------------------------------------------------------------------------

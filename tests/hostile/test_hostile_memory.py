@@ -32,9 +32,10 @@ DAY = date(2026, 6, 25)
 
 
 def indexed(w: World) -> None:
-    """Build both indexes (a real passage index, as a first search leaves it)."""
-    result = w.cli("index", "rebuild")
-    assert result.returncode == 0, result.stderr
+    """Build both indexes (a real passage index, as a first search leaves it): set-up, run in
+    process."""
+    result = w.cli_here("index", "rebuild")
+    assert result.exit_code == 0, result.stderr
     assert (w.vault / PASSAGES / "remelink-format.json").is_file()
 
 

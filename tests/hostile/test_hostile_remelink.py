@@ -21,9 +21,10 @@ QUERY = "idempotency keys"
 
 
 def indexed(w: World) -> None:
-    """Build the vault's node index (a real one, as a first search leaves it)."""
-    result = w.cli("index", "rebuild")
-    assert result.returncode == 0, result.stderr
+    """Build the vault's node index (a real one, as a first search leaves it): set-up, run
+    in process."""
+    result = w.cli_here("index", "rebuild")
+    assert result.exit_code == 0, result.stderr
 
 
 def old_index_outside(w: World) -> Path:
@@ -316,9 +317,9 @@ def test_config_folders_outside_the_vault_are_refused(tmp_path: Path, key: str,
     (w.vault / ".remelink/config.yaml").write_text(f"folders: {{{key}: {value!r}}}\n",
                                                    encoding="utf-8")
     w.seal()
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle=f"folders.{key}")
-    assert result.returncode == 2 and "inside the vault" in result.stderr
+    assert result.exit_code == 2 and "inside the vault" in result.stderr
 
 
 @pytest.mark.parametrize("value", ["/", "/tmp", "tmp/.."])
@@ -334,9 +335,9 @@ def test_config_folder_slash_in_a_vault_named_tmp(tmp_path: Path, value: str) ->
                                                    encoding="utf-8")
     w.seal()
     before = snapshot(w.vault)
-    result = w.cli("dream", "run")
+    result = w.cli_here("dream", "run")
     w.held(result.stdout + result.stderr, needle="folders.digest")
-    assert result.returncode == 2 and "inside the vault" in result.stderr
+    assert result.exit_code == 2 and "inside the vault" in result.stderr
     assert snapshot(w.vault) == before
 
 
