@@ -45,6 +45,11 @@ def test_a_title_never_ends_on_a_function_word_or_a_label_colon(line: str) -> No
      "大家同意 PR 尽量控制在 400 行以内"),
     # A numbered reference names nothing without what follows it.
     ("Decision: option 4, outbox + Debezium.", "Option 4, outbox + Debezium"),
+    # A label's short verdict is the point (the label is longer than _LABEL_RE's 30 letters).
+    ("Shanghai-hours secondary on-call: approved, Liu and Chen alternate, starting April.",
+     "Shanghai-hours secondary on-call: approved"),
+    # A question is no title without its answer.
+    ("何伟问 hotfix 要不要发布单：要，事后补，规范里写了。", "何伟问 hotfix 要不要发布单：要"),
 ])
 def test_a_title_is_the_point_of_a_labelled_line(line: str, title: str) -> None:
     """A clause before the colon is the statement; a label over a bare list keeps the list;

@@ -472,6 +472,9 @@ REPORTED_RE = re.compile(r"[A-Z][a-z]+ (?:said|says|stressed|repeated|reiterated
 _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
 _CJK_UNIT_RE = re.compile(r"[A-Za-z0-9_.=/+-]+|\s+|.", re.S)
 _ZH_LABEL_RE = re.compile(rf"^[{CJK}]{{2,4}}[：:]\s*(\S.{{7,}})$")
+# A question before a colon and the start of its answer: "何伟问 hotfix 要不要发布单：要，事后补".
+_ZH_ASKED_RE = re.compile(r"^([^：:，,。]*(?:要不要|是不是|能不能|可不可以|是否|吗)[^：:，,。]*)[：:]\s*"
+                          r"([^，,。；;！？!?]{1,12})")
 # A finite verb: a label that has one is a clause ("Export is async: ..."), a rest that has
 # one is a claim of its own.
 FINITE_RE = re.compile(r"\b(?:is|are|was|were|must|should|will|can|cannot|can't|needs?|has|"
@@ -514,6 +517,10 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
             text = label.group(1)
         clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]
         clause = _cue_clause(clauses) if clauses else text
+        asked = _ZH_ASKED_RE.match(text)
+        if asked and clause == clauses[0]:
+            # "何伟问 hotfix 要不要发布单：要，事后补": a question is no title without its answer.
+            clause = f"{asked.group(1).strip()}：{asked.group(2).strip()}"
         # A Chinese title is measured in what a reader reads: a character, or a Latin word,
         # identifier or number as one ("陈静希望 code review 在 24 小时内给第一轮反馈" is 17,
         # not 31 letters: counting letters cut it at "在 24 小时"). Never cut inside a word.
@@ -549,6 +556,10 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
     while len(clauses) > 1 and _is_lead_in(clauses[0]):
         clauses.pop(0)
     clause = clauses[0] if clauses else text
+    if len(clauses) > 1 and len(clauses[1].split()) <= 2 and text.startswith(f"{clause}:") \
+            and not FINITE_RE.search(clause):
+        # "Shanghai-hours secondary on-call: approved, ...": a label's verdict is its point.
+        clause = f"{clause}: {clauses[1]}"
     if len(clauses) > 1 and re.fullmatch(r"[A-Za-z]+ (?:#?\d+|[A-Z])", clause):
         # "Option 4, outbox + Debezium": a numbered reference names nothing without the
         # apposition that says what it is.
