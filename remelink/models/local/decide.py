@@ -939,11 +939,23 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
 
 def holders(statement: str) -> tuple[str, str] | None:
     """The new and the old holder a handover statement names, or None."""
+    found = handed_over(statement)
+    return (found[0], found[1]) if found else None
+
+
+def handed_over(statement: str) -> tuple[str, str, str] | None:
+    """The new holder, the old holder and the thing handed over that a statement names, or
+    None."""
     for pattern in _HANDOVER_RES:
         m = pattern.search(statement)
         if m and m.group("new") not in tx._COMMON_CAPS and m.group("old") not in tx._COMMON_CAPS:
-            return m.group("new"), m.group("old")
+            return m.group("new"), m.group("old"), m.group("thing")
     return None
+
+
+def names_thing(text: str, thing: str) -> bool:
+    """`text` (a node's name or description) names some of `thing` (what was handed over)."""
+    return bool(bag(thing).counts.keys() & bag(text).counts.keys())
 
 
 def _sentence_at(text: str, pos: int) -> str:
