@@ -84,6 +84,9 @@ def test_a_pronoun_after_a_label_is_the_person_the_note_names() -> None:
     # A label's own clause is the claim.
     ("Rule of thumb: every new service gets a dashboard before its first prod deploy.", [],
      "Every new service gets a dashboard before its first prod deploy."),
+    # A verb of looking takes its pointer along (was "... JSON that looks.").
+    ("The Airtable API outputs JSON that looks like this:", [],
+     "The Airtable API outputs JSON."),
 ])
 def test_a_description_says_what_the_node_holds(summary: str, lines: list[str],
                                                 gist: str) -> None:
