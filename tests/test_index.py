@@ -392,34 +392,3 @@ def test_cached_field_lengths_score_as_whoosh_does(vault: Path, index: NodeIndex
     monkeypatch.setattr(engine, "_length_table", lambda reader, fieldname: None)  # Whoosh reads
     plain = [[(h.path, h.score) for h in index.search(q, limit=10)] for q in queries]
     assert cached == plain
-
-
-def test_cached_document_frequencies_count_as_whoosh_does(vault: Path, index: NodeIndex,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The per-segment document frequencies (engine._SEGMENT_DF, kept across searchers) sum to
-    Whoosh's own MultiReader.doc_frequency after one-node updates (a new segment each, an old
-    version deleted), and the scores are those of an uncached count."""
-    from remelink.index import engine
-
-    index.search("warm", limit=5)
-    for i, rel in enumerate(["digest/wiki/idempotency-keys.md", "digest/wiki/数据脱敏规则.md"]):
-        text = (vault / rel).read_text(encoding="utf-8")
-        (vault / rel).write_text(text.replace("## Sources", f"Retry keys, 脱敏 {i}.\n\n## Sources"),
-                                 encoding="utf-8")
-        index.search("warm", limit=5)
-    queries = ["idempotency key retry", "脱敏 手机号", "Alice pull requests", "deploy steps key"]
-    cached = [[(h.path, h.score) for h in index.search(q, limit=10)] for q in queries]
-    reader = index._store.ix.reader()
-    try:
-        stats = engine.LiveStats(reader)
-        assert len(stats._segments) > 1 and all(segid for _, segid in stats._segments)
-        for term in ("retry", "key", "脱敏", "alice", "zzzz"):
-            assert sum(engine._leaf_df(leaf, segid, "text", term)
-                       for leaf, segid in stats._segments) == reader.doc_frequency("text", term)
-    finally:
-        reader.close()
-    assert any(key[1:] == ("text", "retry") for key in engine._SEGMENT_DF)
-    monkeypatch.setattr(engine, "_leaf_df",
-                        lambda leaf, segid, fieldname, term: leaf.doc_frequency(fieldname, term))
-    plain = [[(h.path, h.score) for h in index.search(q, limit=10)] for q in queries]
-    assert cached == plain

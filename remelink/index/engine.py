@@ -157,31 +157,6 @@ def _segment_id(leaf: Any) -> str:
     return f"{segment.index_name()}-{segment.segment_id()}"
 
 
-# A segment's document frequencies (deleted documents included, as Whoosh counts them) by
-# (segment id, field, term). A written segment never changes but for its deletion set, which
-# its TermInfo counts ignore, so a one-node update reads only the new segment's terms instead
-# of looking every term up again in every segment (each searcher starts with an empty cache).
-_SEGMENT_DF: dict[tuple[str, str, str], int] = {}
-_SEGMENT_DF_LIMIT = 500_000
-
-
-def _is_segment(leaf: Any) -> bool:
-    return callable(getattr(leaf, "segment", None)) and leaf.segment() is not None
-
-
-def _leaf_df(leaf: Any, segid: str | None, fieldname: str, term: str) -> int:
-    if segid is None:
-        return int(leaf.doc_frequency(fieldname, term))
-    key = (segid, fieldname, term)
-    value = _SEGMENT_DF.get(key)
-    if value is None:
-        value = int(leaf.doc_frequency(fieldname, term))
-        if len(_SEGMENT_DF) >= _SEGMENT_DF_LIMIT:
-            _SEGMENT_DF.clear()
-        _SEGMENT_DF[key] = value
-    return value
-
-
 class LiveStats:
     """Collection statistics without the deleted documents that updates leave behind.
 
@@ -203,10 +178,6 @@ class LiveStats:
                 self.deleted += [base + d for d in gone]
                 if gone:
                     self._leaves.append((leaf, _segment_id(leaf), gone))
-        # Every leaf with its segment id (None: not a segment, never cached); the document
-        # frequency is their sum, as Whoosh's MultiReader.doc_frequency computes it.
-        self._segments = [(leaf, _segment_id(leaf) if _is_segment(leaf) else None)
-                          for leaf, _ in reader.leaf_readers()]
         self._df: dict[tuple[str, str], int] = {}
         self._avg: dict[str, float] = {}
 
@@ -214,7 +185,7 @@ class LiveStats:
         key = (fieldname, term)
         value = self._df.get(key)
         if value is None:
-            value = sum(_leaf_df(leaf, segid, fieldname, term) for leaf, segid in self._segments)
+            value = int(self.reader.doc_frequency(fieldname, term))
             if value and self._leaves and value <= EXACT_DF_LIMIT:
                 value -= sum(self._deleted_postings(leaf, segid, gone, fieldname, term)
                              for leaf, segid, gone in self._leaves)
