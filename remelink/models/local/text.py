@@ -880,6 +880,7 @@ def _fold(text: str) -> str:
     return " ".join(re.sub(r"[-_/]+", " ", text).split())
 
 
+@lru_cache(maxsize=TEXT_CACHE)  # a pure function of its arguments: node titles recur
 def mention_pattern(name: str, *, woven: bool = False) -> re.Pattern[str] | None:
     """How a node title is written in prose, or None when the title is too plain to count:
     several words, or one word with a capital, a hyphen or an underscore (`Space Script`,
