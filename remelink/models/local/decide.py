@@ -914,15 +914,31 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
     """A unit that decides ("Decision:", "from 1 April", "moved to") puts another system where a
     clause of a node sentence names one, the clause otherwise said again: "From 1 April, pages
     go through incident.io" against "Pages go through PagerDuty, service ...". The sentence
-    with the old system is what the decision corrects. A person taking over is `handover`."""
-    if not (decides(unit_text) or tx.has_cue(unit_text, CORRECTION_CUES)):
-        return None
+    with the old system is what the decision corrects. A person taking over is `handover`.
+    Only the statement that decides is read: the other systems a long unit names (a document's
+    commands and paths) are no decision (foam-docs: 11 pages "corrected" one another)."""
+    for statement in tx.sentences(unit_text, clauses=False):  # `incident.io` is no full stop
+        if _in_code(statement):
+            continue  # a code block names systems; it decides nothing
+        if decides(statement) or tx.has_cue(statement, CORRECTION_CUES):
+            found = _replaced_by(statement, node_sentences, idf)
+            if found is not None:
+                return found
+    return None
+
+
+def _in_code(text: str) -> bool:
+    return "```" in text or "~~~" in text or "\ue010" in text  # fenced.START: a folded block
+
+
+def _replaced_by(unit_text: str, node_sentences: Sequence[str],
+                 idf: IdfFn) -> Disagreement | None:
     mine = _systems(unit_text)
     if not mine:
         return None
     rest = _frame(unit_text, mine.values())
     for sentence in node_sentences:
-        if not sentence or _states_change(sentence):
+        if not sentence or _states_change(sentence) or _in_code(sentence):
             continue
         theirs = _systems(sentence)
         new = [mine[k] for k in mine if k not in theirs]
