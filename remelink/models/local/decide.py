@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from remelink.index.analysis import terms as analyze
-from remelink.models.local import people
+from remelink.models.local import fenced, people
 from remelink.models.local import text as tx
 from remelink.models.local.edits import without_superseded
 
@@ -928,7 +928,7 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
 
 
 def _in_code(text: str) -> bool:
-    return "```" in text or "~~~" in text or "\ue010" in text  # fenced.START: a folded block
+    return "```" in text or "~~~" in text or fenced.START in text  # written out or folded
 
 
 def _replaced_by(unit_text: str, node_sentences: Sequence[str],
