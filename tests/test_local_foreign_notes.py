@@ -730,3 +730,19 @@ def test_a_description_is_the_gist_never_a_lead_in(tmp_path: Path, note: str, gi
     digest = dream(tmp_path, {"resource/2022-01-10/awk-prefix.md": note})
     (text,) = digest.values()
     assert f"description: {gist}\n" in text or f"description: '{gist}'\n" in text, text
+
+
+@pytest.mark.parametrize("marks", [">", "> >"])
+def test_a_quote_that_holds_code_is_kept_as_written(tmp_path: Path, marks: str) -> None:
+    """A quote holding a fenced block (an update note, a prompt) keeps its lines and its
+    block, never read as sentences that run `>` marks and code into one line."""
+    quote = [f"{marks} **Update**: the tool can now run it directly:", marks,
+             f"{marks} ```bash", f'{marks} llm -m gemini-1.5-flash "describe this image" -a '
+             "image.jpg", f"{marks} ```", f"{marks} See the release notes for details."]
+    note = ("# Prompting Gemini from the shell\n\nNotes on running prompts against images "
+            "with the Gemini models from the command line.\n\n" + "\n".join(quote) +
+            "\n\nThe models take a JSON document sent with `curl -X POST`.\n")
+    digest = dream(tmp_path, {"resource/2024-10-23/gemini.md": note})
+    body = "\n".join(body_of(t) for t in digest.values())
+    assert "\n".join(quote) in body
+    assert f"{marks} {marks}" not in body.replace("\n".join(quote), "")
