@@ -746,3 +746,23 @@ def test_a_quote_that_holds_code_is_kept_as_written(tmp_path: Path, marks: str) 
     body = "\n".join(body_of(t) for t in digest.values())
     assert "\n".join(quote) in body
     assert f"{marks} {marks}" not in body.replace("\n".join(quote), "")
+
+
+@pytest.mark.parametrize(("sentence", "alone"), [
+    ("Tip via Mark Norman Francis on Twitter.", False),
+    ("Today while running datasette publish cloudrun I noticed the following.", False),
+    ("Towards Inserting One Billion Rows in SQLite includes this snippet.", False),
+    ("If you ever run into instructions that tell you to do this.", False),
+    ("That's the database file, the table and the column.", False),
+    ("I was working with values like this.", False),
+    ("This recipe commits the file back to the repo only if it has changed.", True),
+    ("Lexical search ranks names above bodies.", True),
+    ("Hacker News displays comments in a tree.", True),
+    ("Dana wants design docs to be at most four pages.", True),
+    ("陈静希望 code review 在 24 小时内给第一轮反馈。", True),
+])
+def test_a_description_is_a_sentence_that_can_be_read_alone(sentence: str, alone: bool) -> None:
+    assert shapes.stands_alone(sentence) is alone
+    got = shapes.description(sentence + " The tool keeps a cache.", "en", "wiki",
+                             "Calculating the size of a SQLite database")
+    assert got == (sentence if alone else "Calculating the size of a SQLite database.")
