@@ -194,3 +194,26 @@ def test_a_pronoun_heading_is_the_speaker_the_note_names() -> None:
     blocks = [("num", "配置 group.instance.id。"), ("num", "调小 max.poll.records。")]
     cand = runbooks.procedure(note, Section("她的建议", 2), blocks, "技术分享：Kafka 重平衡", 0, 0)
     assert cand.name == "技术分享：Kafka 重平衡：陈静的建议"
+
+
+@pytest.mark.parametrize(("statement", "resolved"), [
+    # A topic put first: the first clause's pronoun is its subject, the note's person.
+    ("recon 重构她很想做，Dana 那边也同意让她一起。",
+     "recon 重构陈静很想做，Dana 那边也同意让她一起。"),
+    ("何伟的 mentor 由她来当。", "何伟的 mentor 由陈静来当。"),
+    ("她希望 review 快一点", "陈静希望 review 快一点"),
+    # Someone is named before it: the pronoun may be theirs, left as written.
+    ("Dana 说她下周休假。", "Dana 说她下周休假。"),
+    ("赵敏希望发布单提前一天提交，她要提前排窗口。",
+     "赵敏希望发布单提前一天提交，她要提前排窗口。"),
+    ("发布之后他们会通知。", "发布之后他们会通知。"),  # plural: not a person
+])
+def test_a_chinese_pronoun_subject_is_the_notes_person(statement: str, resolved: str) -> None:
+    assert people.resolve(statement, "陈静") == resolved
+
+
+def test_a_chinese_title_is_the_clause_that_names_its_person() -> None:
+    assert tx.title_from("recon 重构陈静很想做，Dana 那边也同意让她一起。") == \
+        "recon 重构陈静很想做"
+    assert tx.title_from("赵敏希望发布单大家提前一天提交，不要当天早上才提，她要提前排窗口。") == \
+        "赵敏希望发布单大家提前一天提交"

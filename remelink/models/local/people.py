@@ -56,6 +56,7 @@ _VERB_FIRST_RE = re.compile(r"^(Wants|Prefers|Likes|Dislikes|Hates|Thinks|Needs|
                             r"Suggested|Proposed|Asked for)\b")
 _ZH_VERB_FIRST_RE = re.compile(r"^(?:希望|更喜欢|喜欢|不喜欢|偏好|认为|建议|要求)")
 _ZH_PRONOUN_RE = re.compile(r"^(他|她)(?!们)")
+_ZH_INNER_PRONOUN_RE = re.compile(r"(他|她)(?!们)")
 _NOT_NAMES = frozenset(tx._COMMON_CAPS) | {"Debugging", "Platform", "Weekly", "Team", "Sync",
                                            "Meeting", "Notes", "Retro", "Review", "Call"}
 
@@ -117,7 +118,15 @@ def resolve(text: str, person: str | None) -> str:
     if tx.is_cjk_text(text):
         if _ZH_VERB_FIRST_RE.match(text):
             return person + text  # "希望发布提前一天" in a 1:1 with 王芳
-        return _ZH_PRONOUN_RE.sub(person, text, count=1)
+        if _ZH_PRONOUN_RE.match(text):
+            return _ZH_PRONOUN_RE.sub(person, text, count=1)
+        # A topic put first ("recon 重构她很想做，…"): the first clause's pronoun is still the
+        # statement's subject when no one is named before it.
+        m = _ZH_INNER_PRONOUN_RE.search(re.split(r"[，,。；;！!？?：:]", text, maxsplit=1)[0])
+        if m and not re.search(rf"[A-Z][a-z]+|{re.escape(person)}", text[:m.start()]) and \
+                subject_of(text[:m.start()]) is None:
+            return text[:m.start()] + person + text[m.end():]
+        return text
     m = _VERB_FIRST_RE.match(text)
     if m:
         return f"{person} {m.group(1).lower()}{text[m.end():]}"  # "Wants a second SRE ..."

@@ -503,6 +503,9 @@ def _is_lead_in(clause: str) -> bool:
     return first in _LEAD_INS or (len(words) == 1 and first.endswith("ly"))
 
 
+_ZH_BARE_PRONOUN_RE = re.compile(r"[他她](?!们)")
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
@@ -518,7 +521,11 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         # A colon or comma between digits is part of a number ("01:10", "1,000"), not a break.
         clauses = [c.strip() for c in re.split(r"[，。；;：！？!?]|(?<!\d)[,:]|[,:](?!\d)", text)
                    if c.strip()]
-        clause = _cue_clause(clauses) if clauses else text
+        # A clause that names its person beats one that says 她/他 (SPEC §11: a title is
+        # never about a bare pronoun): "recon 重构陈静很想做，Dana 那边也同意让她一起".
+        named = [c for c in clauses if not _ZH_BARE_PRONOUN_RE.search(c)]
+        clause = _cue_clause(named if named and len(named) < len(clauses) else clauses) \
+            if clauses else text
         asked = _ZH_ASKED_RE.match(text)
         if asked and clause == clauses[0]:
             # "何伟问 hotfix 要不要发布单：要，事后补": a question is no title without its answer.
