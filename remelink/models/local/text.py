@@ -460,6 +460,9 @@ def first_sentence(text: str) -> str:
 
 # Words a phrase cannot end on: they need what follows (`... fetched again from`, `... on PyPI
 # we`). A title cut to a few words drops them.
+# Where a long title may end: before one of these words the phrase before it is whole.
+TITLE_CUT_BEFORE = word_set("""with for to at in on from about into by of and or as like over
+through during across around near than that because unless so but""")
 DANGLING = frozenset(_STOP_TAIL) | word_set("""from into onto over under about after before via per
 was were been being we i you they it he she them us these those not no can could will would
 should must may might has have had do does did because while then your whose whom since until
@@ -575,7 +578,16 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         clause = f"{clause}, {clauses[1]}"
     words = clause.split()
     if len(words) > max_words:
-        words = words[:cut_words]
+        # Cut at `cut_words`, less the words there that need what follows; a cut inside a
+        # phrase ("Felix would rather get review comments as GitHub | suggestions than as
+        # Slack messages") runs on to where the phrase ends, before the next preposition or
+        # conjunction within `max_words`.
+        cut = cut_words
+        if words[cut - 1].lower().strip("'’") not in DANGLING and \
+                words[cut].lower() not in TITLE_CUT_BEFORE:
+            cut = next((i for i, w in enumerate(words[:max_words + 1])
+                        if i > cut_words and w.lower() in TITLE_CUT_BEFORE), cut_words)
+        words = words[:cut]
         while len(words) > 1 and words[-1].lower().strip("'’") in DANGLING:
             words.pop()
     title = " ".join(words).strip(" .,:;")
