@@ -2,7 +2,7 @@
 (no embedder): the same pairs, shaping and IDF as `sts.py` (`decide.compare(unit_text(b),
 node_head(a), a)`, BM25 IDF over the split's first sentences), at the frozen thresholds.
 
-    .venv/bin/python bench/quality/merges.py tune|test [pawsx rvzh rven stsb cstsb] [-v] [-m]
+    .venv/bin/python bench/quality/merges.py tune|test [pawsx rvzh rvq rven stsb cstsb] [-v] [-m]
     .venv/bin/python bench/quality/merges.py --write   # both sides, every set, into docs/
 
 
@@ -22,11 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from remelink.models.local import decide
 
-SETS = ("pawsx", "rvzh", "rven", "stsb", "cstsb")
+SETS = ("pawsx", "rvzh", "rvq", "rven", "stsb", "cstsb")
 
 
-NAMES = {"pawsx": "PAWS-X zh", "rvzh": "realistic-vault pairs, zh", "rven":
-         "realistic-vault pairs, en", "stsb": "STS-B", "cstsb": "Chinese STS-B"}
+NAMES = {"pawsx": "PAWS-X zh", "rvzh": "realistic-vault pairs, zh",
+         "rvq": "realistic-vault questions, zh", "rven": "realistic-vault pairs, en",
+         "stsb": "STS-B", "cstsb": "Chinese STS-B"}
 
 
 def count(name: str, split: str, argv: list[str]) -> tuple[int, int, int, int, int]:
