@@ -694,7 +694,7 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
     name both values (the lesson quotes the old one), so each statement is compared alone. A
     statement that decides ("decided", "agreed", "决定") or corrects changes the value; else
     the two only disagree."""
-    statements = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
+    statements = statements_of(unit_text)
     if len(statements) < 2:
         return None
     for statement in statements:
@@ -1175,8 +1175,13 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
         bool(shared_identifiers(unit_text, node_text))
 
 
+# A statement ends at a stop, but a dot between digits is a decimal point ("亏损9.65亿美元",
+# "2.5 million"): cut there, "9." and "65亿" were two statements with numbers of their own.
+_STATEMENT_END_RE = re.compile(r"(?<=[.!?;。！？；])(?!(?<=\d\.)\d)\s*")
+
+
 def statements_of(text: str) -> list[str]:
-    return [c for c in re.split(r"(?<=[.!?;。！？；])\s*", text) if c.strip()]
+    return [c for c in _STATEMENT_END_RE.split(text) if c.strip()]
 
 
 def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
@@ -1230,7 +1235,7 @@ def restates_part(unit_text: str, sentences: Sequence[str], idf: IdfFn, lang: st
     qualify it), when that clause holds most of what the node is about (RESTATED_CLAUSE: a
     leading phrase, "越南战争期间", is no claim). Any clause against any clause merged 10 more of
     the 567 non-paraphrases of the PAWS-X tuning half, each sharing one clause."""
-    statements = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
+    statements = statements_of(unit_text)
     pairs = [(st, sentences) for st in statements]
     count = len(statements)
     if lang == "zh":
