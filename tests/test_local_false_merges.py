@@ -113,3 +113,20 @@ def test_a_decimal_point_ends_no_statement(text: str) -> None:
     assert decide.statements_of(f"{text} {text}") == [text, text]
     c = decide.compare(text, text, text)
     assert c.conflict_kind is None and c.label == "same_abstraction"
+
+
+ZH_NUMBER_FRAMES = ("中国{n}起交通事故造成人员伤亡。", "每个月月结前封版{n}天，期间只修 P0。",
+                    "新加坡股市收盘上涨{n}%。", "收到告警后{n}分钟内必须确认。")
+
+
+@given(st.sampled_from(ZH_NUMBER_FRAMES), st.data())
+@settings(max_examples=60, deadline=None)
+def test_another_number_after_a_chinese_character_is_another_statement(
+        frame: str, data: st.DataObject) -> None:
+    # A number glued to the character before it ("封版3天") is a number: CJK is `\w`, and a
+    # `\w` lookbehind left it unread, so "3 天" and "5 天" merged.
+    a, b = data.draw(st.tuples(st.integers(1, 999), st.integers(1, 999)).filter(
+        lambda ab: ab[0] != ab[1]))
+    node, unit = frame.format(n=a), frame.format(n=b)
+    c = decide.compare(unit, node, node)
+    assert c.conflict_kind == "number" and c.label != "same_abstraction"

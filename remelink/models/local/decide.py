@@ -1275,7 +1275,7 @@ def swapped(u: Bag, unit_text: str, texts: Sequence[str], idf: IdfFn, lang: str)
     return best >= gate and order_agreement(unit_text, text) < minimum
 
 
-_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+_NUMBER_RE = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?")  # as tx._NUM_RE
 
 
 def numbers_swapped(unit_text: str, texts: Sequence[str]) -> bool:
