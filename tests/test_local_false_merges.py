@@ -130,3 +130,23 @@ def test_another_number_after_a_chinese_character_is_another_statement(
     node, unit = frame.format(n=a), frame.format(n=b)
     c = decide.compare(unit, node, node)
     assert c.conflict_kind == "number" and c.label != "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("2013年5月24日(星期五)的便笺必读内容。", "2013年8月23日(星期五)的便笺必读内容。"),
+    ("The Note's Must Reads for Wednesday July 4, 2012.",
+     "The Note's Must-Reads for Wednesday, May 30, 2012."),
+    ("The release freeze starts on 4 July 2026.", "The release freeze starts on 30 May 2026."),
+])
+def test_another_day_is_another_statement(node: str, unit: str) -> None:
+    # Two Fridays are two days (the shared weekday hid the dates), and a date with its month
+    # named is a date.
+    c = decide.compare(unit, node, node)
+    assert c.conflict_kind == "date" and c.label != "same_abstraction"
+
+
+def test_one_day_in_any_form_is_one_date() -> None:
+    from remelink.models.local import text as tx
+
+    forms = ("2026-03-02", "2026年3月2日", "2026 年 3 月 2 日", "March 2, 2026", "2 March 2026")
+    assert {d for f in forms for d in tx.facts(f"上线日期 {f}").dates} == {"2026-03-02"}

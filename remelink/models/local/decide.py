@@ -622,9 +622,9 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         values = _numbers_conflict(u_facts, n_facts, asserted, sentence)
         if values:
             return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit)
-        if u_facts.dates and n_facts.dates and u_facts.dates.isdisjoint(n_facts.dates):
-            return Disagreement("date", f"{min(u_facts.dates)} vs {min(n_facts.dates)}",
-                                sentence, explicit)
+        dates = _dates_conflict(u_facts.dates, n_facts.dates)
+        if dates:
+            return Disagreement("date", f"{dates[0]} vs {dates[1]}", sentence, explicit)
         if whole.negated != n_facts.negated:
             # Compared without the negation words: "不" and "not" are the difference itself
             # (and a term the digest has never seen weighs the most).
@@ -633,6 +633,17 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             if coverage(plain, s, idf) >= 0.75 and coverage(s, plain, idf) >= 0.75:
                 return Disagreement("negation", "opposite polarity", sentence, explicit)
     return _decided_change(unit_text, node_sentences, idf)
+
+
+def _dates_conflict(a: frozenset[str], b: frozenset[str]) -> tuple[str, str] | None:
+    """Two sets of dates that disagree: calendar dates with calendar dates, weekdays with
+    weekdays. A weekday both name says nothing of the day of the year ("2013年5月24日(星期五)"
+    / "2013年8月23日(星期五)" are two Fridays)."""
+    for kind in (str.isalpha, lambda d: not d.isalpha()):
+        mine, theirs = {d for d in a if kind(d)}, {d for d in b if kind(d)}
+        if mine and theirs and mine.isdisjoint(theirs):
+            return min(mine), min(theirs)
+    return None
 
 
 _KNOWN_UNITS = frozenset(tx._UNIT_WORDS.values())
