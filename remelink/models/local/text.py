@@ -656,8 +656,11 @@ _UNIT_WORDS = {
     "行": "line", "line": "line", "lines": "line", "page": "page", "pages": "page", "页": "page",
     "time": "x", "times": "x", "次": "x", "位": "digit", "digits": "digit", "digit": "digit",
 }
+# A number is not part of a Latin word or identifier (`v2`, `p99`, `x.25`), but it may follow a
+# Chinese character: "中国2起交通事故造成47人死亡", "封版3天" state 2, 47 and 3 (CJK is `\w`,
+# and a `\w` lookbehind saw no number there).
 _NUM_RE = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
+    r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
     r"(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位|轮|条|台|倍|项|名|人|份|遍)?")
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "twenty": 20, "thirty": 30,
@@ -667,7 +670,16 @@ _CJK_MEASURES = "个位次天周年月小分秒行页轮条台倍项名人份遍
 _WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
                           r"thirty|hundred)\b|"
                           rf"([一两二三四五六七八九十])(?=[{_CJK_MEASURES}])", re.I)
-_DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})年(\d{1,2})月(\d{1,2})日")
+_DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")
+# A date with its month named: "July 4, 2012", "May 30 2012", "4 July 2012" (a year, so that it
+# names one day).
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH_DATE_RE = re.compile(
+    r"\b(?:(?P<m1>january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?|(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+"
+    r"(?P<m2>january|february|march|april|may|june|july|august|september|october|november|"
+    r"december),?)\s+(?P<y>\d{4})\b", re.I)
 _WEEKDAY_RE = re.compile(r"\b(?:on|from|until|till|by|every|each|starts?|ends?|not|than|of)\s+"
                          r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
                          r"(?:每)?(周[一二三四五六日天]|星期[一二三四五六日天])", re.I)
@@ -715,10 +727,14 @@ class Facts:
 def facts(text: str) -> Facts:
     text = clean_statement(text)
     quantities: set[tuple[str, float]] = set()
-    dates = {"-".join(g for g in m.groups() if g) for m in _DATE_RE.finditer(text)}
+    # One form for a day however it is written (2026-03-02, 2026年3月2日, March 2, 2026).
+    dates = {"{}-{:02d}-{:02d}".format(*(int(g) for g in m.groups() if g))
+             for m in _DATE_RE.finditer(text)}
+    dates |= {f"{m['y']}-{_MONTHS.index((m['m1'] or m['m2']).lower()) + 1:02d}-"
+              f"{int(m['d1'] or m['d2']):02d}" for m in _MONTH_DATE_RE.finditer(text)}
     # A weekday a schedule names is a date it states ("starts on Thursday" vs "on Wednesday").
     dates |= {(m.group(1) or m.group(2)).lower() for m in _WEEKDAY_RE.finditer(text)}
-    scrubbed = _DATE_RE.sub(" ", text)
+    scrubbed = _MONTH_DATE_RE.sub(" ", _DATE_RE.sub(" ", text))
     for m in _NUM_RE.finditer(scrubbed):
         raw, unit = m.group(1), (m.group(2) or "")
         try:
