@@ -462,3 +462,23 @@ def test_a_question_asked_again_or_with_an_addressee_is_the_same_question() -> N
     # A statement is not a question: statements keep their own rules.
     assert decide.asks_otherwise("Ines owns the posting-consumer migration.",
                                  "Ines reviews the posting-consumer migration.") is None
+
+
+def test_a_long_document_corrects_only_through_one_statement_of_it() -> None:
+    """Across a whole document, values of different statements met different sentences of a
+    node (silverbullet-docs: ADR 005 "corrected" ADR 006, its "Three languages to learn"
+    against "Still one language."). A conflict of a long unit holds only when one statement of
+    it disagrees alone; that statement is what a correction quotes."""
+    import json
+
+    case = json.loads((Path(__file__).parent.parent / "fixtures/decide/adr-005-vs-006.json")
+                      .read_text(encoding="utf-8"))
+    unit, head, body = case["unit"], case["head"], case["body"]
+    assert decide.compare(unit, head, body).conflict_kind not in decide.CORRECTABLE
+    said = f"{unit} From now on SLIQ is one of 3 languages."
+    c = decide.compare(said, head, body)
+    assert c.conflict_kind == "number"
+    assert c.new_sentence == "From now on SLIQ is one of 3 languages."
+    # A note's few lines on one point are read together, as before.
+    short = decide.compare("Three languages to learn now. SLIQ is sugar within Lua.", head, body)
+    assert short.conflict_kind == "number"

@@ -698,6 +698,32 @@ def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
     return bool(mine & set(named_tokens(sentence, names_too=False)))
 
 
+# A "statement" longer than this many words is text the sentence splitter could not cut (a
+# document's queries and markup run together), not one claim that could decide anything. A
+# judgement: the longest statements of the realistic vault's notes are about 45 words.
+STATEMENT_WORDS = 60
+
+
+def _one_statement(text: str) -> bool:
+    return len(text.split()) <= STATEMENT_WORDS or (tx.is_cjk_text(text) and len(text) <= 150)
+
+
+def _said_by_one(found: Disagreement, unit_text: str, idf: IdfFn) -> Disagreement | None:
+    """A disagreement of a unit of several statements, if one statement of it disagrees with the
+    node's sentence on its own: that statement sets the new value (and a correction quotes it).
+    Across a whole document, values of different statements met different sentences of a node
+    (silverbullet-docs: a page "corrected" six unrelated pages); a unit of one statement is
+    that statement."""
+    statements = [c for c in statements_of(unit_text) if c.strip()]
+    if len(statements) < 2 or _one_statement(unit_text):
+        return found  # a note's few lines on one point are read together
+    for statement in statements:
+        if _one_statement(statement) and \
+                disagreement(statement, [found.sentence], idf) is not None:
+            return replace(found, statement=statement.strip())
+    return None
+
+
 def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                     ) -> Disagreement | None:
     """A statement of a unit of several sets a value where a node sentence on the same point
@@ -929,12 +955,12 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
     Only the statement that decides is read: the other systems a long unit names (a document's
     commands and paths) are no decision (foam-docs: 11 pages "corrected" one another)."""
     for statement in tx.sentences(unit_text, clauses=False):  # `incident.io` is no full stop
-        if _in_code(statement):
+        if _in_code(statement) or not _one_statement(statement):
             continue  # a code block names systems; it decides nothing
         if decides(statement) or tx.has_cue(statement, CORRECTION_CUES):
             found = _replaced_by(statement, node_sentences, idf)
             if found is not None:
-                return found
+                return replace(found, statement=statement.strip())
     return None
 
 
@@ -1038,6 +1064,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         new_sentence = handed.statement
     elif swap is not None:
         kind, description, old, correction = "tool", swap.description, swap.sentence, True
+        new_sentence = swap.statement
     elif ent:
         kind, description = "entity", ent
     elif act:
@@ -1051,6 +1078,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             if line is not None and line.kind == found.kind:
                 found = replace(found, sentence=line.sentence,
                                 statement=found.statement or line.statement)
+        if found is not None and not found.statement:
+            found = _said_by_one(found, unit_text, idf)
         if found is not None:
             kind, description, old, correction = (found.kind, found.description, found.sentence,
                                                   found.explicit)
