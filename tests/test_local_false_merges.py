@@ -105,10 +105,12 @@ def test_an_antonym_on_one_side_only_is_another_statement(a: str, b: str) -> Non
 
 
 @pytest.mark.parametrize("text", ["黑莓第二季度亏损9.65亿美元。", "6.6级地震冲击印尼巴布亚。",
-                                  "Yahoo agrees to buy Tumblr for $1.1 billion cash."])
+                                  "Yahoo agrees to buy Tumblr for $1.1 billion cash.",
+                                  "Retention on journal.postings.v2 goes to 14 days.",
+                                  "Never call date.today() in business logic."])
 def test_a_decimal_point_ends_no_statement(text: str) -> None:
     # Cut at the dot of "9.65", the halves held numbers of their own ("9" against "9.65"), and
-    # a sentence was "corrected" by itself.
+    # a sentence was "corrected" by itself; an identifier's dot ends nothing either.
     assert decide.statements_of(text) == [text]
     assert decide.statements_of(f"{text} {text}") == [text, text]
     c = decide.compare(text, text, text)

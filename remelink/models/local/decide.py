@@ -1215,9 +1215,10 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
         bool(shared_identifiers(unit_text, node_text))
 
 
-# A statement ends at a stop, but a dot between digits is a decimal point ("亏损9.65亿美元",
-# "2.5 million"): cut there, "9." and "65亿" were two statements with numbers of their own.
-_STATEMENT_END_RE = re.compile(r"(?<=[.!?;。！？；])(?!(?<=\d\.)\d)\s*")
+# A statement ends at a Latin stop followed by a space, or at a Chinese stop: a dot inside a
+# number or an identifier ends nothing ("亏损9.65亿美元", "journal.postings.v2", "date.today()";
+# cut there, "9." and "65亿" were two statements with numbers of their own).
+_STATEMENT_END_RE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*")
 
 
 def statements_of(text: str) -> list[str]:
