@@ -991,6 +991,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf) or \
         person_conflict(unit_text, passage)
+    if ent and len(sentences) > 2:
+        # A document names its subject at its opening; a line deeper in it that the unit sets
+        # another value of, naming what the unit names (`P0`), is what the unit is about.
+        line = disagreement(unit_text, sentences[2:], idf)
+        if line is not None and entity_conflict(unit_text, line.sentence) is None and \
+                person_conflict(unit_text, line.sentence) is None and \
+                set(named_tokens(unit_text, names_too=False)) & \
+                set(named_tokens(line.sentence, names_too=False)):
+            ent = None
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
     swap = replaced(unit_text, sentences, idf) if handed is None else None

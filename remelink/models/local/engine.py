@@ -543,6 +543,21 @@ class LocalModel:
         titles = evidence_titles(messages)
         sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
+        if str(unit.get("kind") or "") == extract.ECHO:
+            # A line of a document that changes a value or says a point again: it updates the
+            # node of another note that holds the point (CORRECT, or CORROBORATE when said
+            # again), never its own note's node, and creates nothing when there is none.
+            same = [(p, c) for p, c in same if not any(f"[[{s}" in notes[p].body for s in paths)
+                    and ((c.conflict_kind in decide.CORRECTABLE and c.old_sentence)
+                         or c.restated)]
+            if not same:
+                home = next((p for p in notes if p.startswith(digest) and
+                             any(f"[[{s}" in notes[p].body for s in paths)), None)
+                if home is not None:
+                    stays = "这一行留在其笔记的节点中。" if lang == "zh" else \
+                        "The line stays in its note's node."
+                    return answer({"action": "CORROBORATE", "target_path": home,
+                                   "note": stays, "classification": classes})
         if same:
             target, comp = same[0]
             note = notes[target]
@@ -568,6 +583,7 @@ class LocalModel:
         # A stale hit may name the very file being created: a node never links to itself.
         related = [r for r in related if r[0] != free_path]
         kind = str(unit.get("kind") or "")
+        kind = "" if kind == extract.ECHO else kind
         role = kind or _default_role(bucket)
         if role == "rule" and not tx.states_rule(summary):
             role = "fact"  # a Sources sentence calls nothing a rule the note does not state as one

@@ -473,8 +473,8 @@ _LABEL_RE = re.compile(r"^([^:：`\n]{1,30}?)\s*:\s+(\S.*)$")
 _CJK_UNIT_RE = re.compile(r"[A-Za-z0-9_.=/+-]+|\s+|.", re.S)
 _ZH_LABEL_RE = re.compile(rf"^[{CJK}]{{2,4}}[：:]\s*(\S.{{7,}})$")
 # A question before a colon and the start of its answer: "何伟问 hotfix 要不要发布单：要，事后补".
-_ZH_ASKED_RE = re.compile(r"^([^：:，,。]*(?:要不要|是不是|能不能|可不可以|是否|吗)[^：:，,。]*)[：:]\s*"
-                          r"([^，,。；;！？!?]{1,12})")
+_ZH_ASKED_RE = re.compile(r"^([^：:，,。]*(?:要不要|是不是|能不能|可不可以|是否|吗)"
+                          r"[^：:，,。]*)[：:]\s*([^，,。；;！？!?]{1,12})")
 # A finite verb: a label that has one is a clause ("Export is async: ..."), a rest that has
 # one is a claim of its own.
 FINITE_RE = re.compile(r"\b(?:is|are|was|were|must|should|will|can|cannot|can't|needs?|has|"

@@ -1,0 +1,128 @@
+"""A line inside a document-like note (a review, a meeting, a postmortem) that changes another
+note's value or says its point again (issue 21): besides the document's own node, the line is
+a unit of its own that may CORRECT or CORROBORATE the other note's node, and that creates
+nothing when no node of another note holds the point."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from remelink.config import Settings
+from remelink.dream.run import DreamOptions, run_dream
+from remelink.models.local import LocalModel, extract, structure
+from remelink.vault.notes import parse_text
+
+ONE_ON_ONE = """# 1:1 Dana
+
+Dana wants design docs to be at most four pages. Anything longer means the scope is too big,
+split it. The appendix doesn't count.
+"""
+
+REVIEW = """# Design review: ledger export API
+
+Felix presented the ledger export design. Tomasz, Ines and Dana reviewed it.
+
+## The design
+
+Export is async: `POST /v1/ledger-exports` returns `202` and an export id, the client polls
+`GET /v1/ledger-exports/{id}`. Files land in S3 as Parquet, signed URLs valid for 24 hours.
+
+## Feedback on the design itself
+
+- Amounts in the Parquet files: `amount_minor` as int64 plus `currency`, as everywhere else.
+- Max export range is 31 days per request.
+- The doc was nine pages. Dana pushed back, then said six pages is fine for cross-team """ \
+    """designs. So: design docs can be up to six pages now.
+"""
+
+POLICY_ZH = """# 结算平台发布规范
+
+适用于 journal-svc、payout-runner 以及所有跟资金相关的服务。
+
+- 常规发布窗口：每周二、周四 10:00–16:00。
+- 每个月月结前封版两天，封版期间只修 P0。
+- 灰度顺序 5% → 25% → 100%，每一步至少观察 30 分钟。
+"""
+
+MEETING_ZH = """# 发布周会 3/17
+
+赵敏主持。
+
+1. 3 月月结的教训：封版两天不够，月结前一天还有人在改 fee 配置。
+   **决定：从 4 月开始，月结前封版四天。** 封版期间只修 P0，改配置也算变更。
+2. 发布单模板加一栏「是否影响对账」，赵敏来改模板。
+"""
+
+
+def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / "digest").mkdir(exist_ok=True)
+    settings = replace(Settings(), embedder="none")
+    result = run_dream(root, settings, LocalModel(settings), DreamOptions())
+    assert result.ok  # type: ignore[attr-defined]
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted((root / "digest").rglob("*.md"))}
+
+
+def citing(digest: dict[str, str], note: str) -> list[str]:
+    return [p for p, text in digest.items() if f"[[{note}" in text]
+
+
+def test_a_review_line_that_changes_a_value_corrects_the_earlier_notes_node(
+        tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"daily/2026-02-04/1on1-dana.md": ONE_ON_ONE,
+                              "daily/2026-03-10/design-review.md": REVIEW})
+    earlier = citing(digest, "daily/2026-02-04/1on1-dana.md")
+    assert len(earlier) == 1
+    node = digest[earlier[0]]
+    # CORRECT: the old line struck through, the new value quoted, the review cited as the
+    # correction; the node stays Dana's (its name says the new value: it named the old one).
+    assert "~~Dana wants design docs to be at most four pages." in node and "six pages" in node
+    assert re.search(r"^name: Dana wants design docs to be at most six pages$", node, re.M)
+    assert "[[daily/2026-03-10/design-review.md" in node
+    # The review keeps its own node.
+    review = [p for p in citing(digest, "daily/2026-03-10/design-review.md")
+              if p != earlier[0]]
+    assert any("`POST /v1/ledger-exports`" in digest[p] for p in review)
+
+
+def test_a_meeting_line_deep_in_a_chinese_policy_corrects_the_policy_node(
+        tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/2026-02-02/发布规范.md": POLICY_ZH,
+                              "daily/2026-03-17/发布周会.md": MEETING_ZH})
+    policy = citing(digest, "resource/2026-02-02/发布规范.md")
+    assert len(policy) == 1
+    node = digest[policy[0]]
+    assert "封版两天，封版期间只修 P0。（2026-03-17 已更正" in node
+    assert "更正：从 4 月开始，月结前封版四天" in node
+    assert "[[daily/2026-03-17/发布周会.md" in node
+    assert re.search(r"^name: 结算平台发布规范", node, re.M)
+
+
+def test_with_no_earlier_node_the_line_adds_no_node(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    with_lines = dream(tmp_path / "a", {"daily/2026-03-10/design-review.md": REVIEW})
+    monkeypatch.setattr(extract, "echo_lines", lambda note, cands, index: [])
+    without = dream(tmp_path / "b", {"daily/2026-03-10/design-review.md": REVIEW})
+    assert with_lines == without
+
+
+def test_which_lines_of_a_note_get_a_unit_of_their_own() -> None:
+    note = parse_text("daily/2026-03-10/design-review.md", REVIEW)
+    cands, _ = structure.note_candidates(note, {}, 0)
+    lines = [c.statement for c in extract.echo_lines(note, cands, 0)]
+    assert any("six pages now" in x for x in lines)
+    assert all(c.kind == extract.ECHO and c.paths == [note.path]
+               for c in extract.echo_lines(note, cands, 0))
+    assert not any("31 days" in x for x in lines)  # states a value, changes none
+    # A note that gives no unit (a lunch plan said again) gives no line either.
+    lunch = parse_text("daily/2026-03-06/lunch.md",
+                       "# Lunch\n\nWe should do the dumpling place near the river again.\n")
+    assert extract.echo_lines(lunch, [], 0) == []
