@@ -126,3 +126,29 @@ def test_which_lines_of_a_note_get_a_unit_of_their_own() -> None:
     lunch = parse_text("daily/2026-03-06/lunch.md",
                        "# Lunch\n\nWe should do the dumpling place near the river again.\n")
     assert extract.echo_lines(lunch, [], 0) == []
+
+
+GUIDE = """# API style guide (settlement APIs)
+
+Every new endpoint of the settlement services follows this guide. Ask in #api-review.
+
+- Resource names are plural nouns in kebab-case: `/v1/ledger-exports`.
+- Money is always an object with `amount_minor` and `currency`, never a float.
+- Pagination is cursor based: `page_token` and `page_size`; `page_size` max is 200.
+- Errors use the problem+json shape with a stable `code`.
+"""
+
+
+def test_a_review_line_that_follows_the_guide_it_links_corroborates_the_guides_node(
+        tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/2026-02-01/api-style-guide.md": GUIDE,
+                              "daily/2026-03-10/design-review.md": REVIEW.replace(
+                                  "- Max export range is 31 days per request.",
+                                  "- Tomasz (last review before FX): use `page_token` for the listing endpoint, per the "
+                                  "[[resource/2026-02-01/api-style-guide.md]]. Felix had offset pagination.")})
+    guide = citing(digest, "resource/2026-02-01/api-style-guide.md")
+    assert len(guide) == 1
+    node = digest[guide[0]]
+    assert re.search(r"\[\[daily/2026-03-10/design-review\.md\]\][^\n]* restates this: "
+                     r"[^\n]*page_token", node)
+    assert "Also:" not in node

@@ -1120,9 +1120,13 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     on_topic = lexical >= thresholds(False, lang)[1] / 2
     # What the node is about: an identifier its name or description writes, or most of its
     # name and description (a plain word such as `hotfix` is named by many rules).
+    # Or, for a note that links the node's note and says it follows it ("use `page_token`,
+    # per the [[api-style-guide]]"), an identifier of the node's body: a document names its
+    # subject at its head, each of its rules deeper in.
     about = bool({t for t in shared if is_identifier(t)} &
                  set(named_tokens(node_head, names_too=False))) or \
-        coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED
+        coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED or \
+        (linked and cue and any(is_identifier(t) for t in shared))
     # A link alone is about the whole note: the unit must also be on the node's topic.
     if not (about if cue else (on_topic and about)):
         return False
