@@ -141,11 +141,11 @@ Every new endpoint of the settlement services follows this guide. Ask in #api-re
 
 def test_a_review_line_that_follows_the_guide_it_links_corroborates_the_guides_node(
         tmp_path: Path) -> None:
+    line = ("- Tomasz (last review before FX): use `page_token` for the listing endpoint, "
+            "per the [[resource/2026-02-01/api-style-guide.md]]. Felix had offset pagination.")
+    review = REVIEW.replace("- Max export range is 31 days per request.", line)
     digest = dream(tmp_path, {"resource/2026-02-01/api-style-guide.md": GUIDE,
-                              "daily/2026-03-10/design-review.md": REVIEW.replace(
-                                  "- Max export range is 31 days per request.",
-                                  "- Tomasz (last review before FX): use `page_token` for the listing endpoint, per the "
-                                  "[[resource/2026-02-01/api-style-guide.md]]. Felix had offset pagination.")})
+                              "daily/2026-03-10/design-review.md": review})
     guide = citing(digest, "resource/2026-02-01/api-style-guide.md")
     assert len(guide) == 1
     node = digest[guide[0]]
