@@ -196,7 +196,8 @@ def is_cut(title: str, note_text: str) -> bool:
     stem = t.rstrip(".")
     if t.endswith(".") and re.search(re.escape(stem) + r"\.[A-Za-z0-9_(]", plain):
         return True
-    words = re.findall(r"[A-Za-z']+|[\u4e00-\u9fff]+", t)
+    # A number with its unit ends a phrase ("... at 10 %", "... at 02:40"): it is a word here.
+    words = re.findall(r"[A-Za-z']+|\d[\d.:,]*\s?%?|[\u4e00-\u9fff]+", t)
     if not words:
         return False
     last = words[-1]

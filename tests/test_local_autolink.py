@@ -372,3 +372,20 @@ def test_a_name_most_of_the_vault_writes_links_nothing() -> None:
         assert relate.shares_names(mine, theirs) is linked
     assert relate.shares_names(relate._specific(relate.named(common[0]), decide.default_idf),
                                relate._specific(relate.named(common[1]), decide.default_idf))
+
+
+@pytest.mark.parametrize("code", [
+    "```js\neditor.invokeCommand(\"System: Reload\")\n```",
+    "~~~~\nH --> SI[\"System.invokeFunction\"]\n~~~~",
+])
+def test_a_link_is_never_woven_into_code(code: str) -> None:
+    """Weaving a related node's name into code changes the code (the code guard refuses the
+    engine's own write): only prose mentions become links, written out or folded."""
+    from remelink.models.local import fenced
+
+    body = f"{code}\n\nThe System page says more."
+    for text in (body, fenced.fold(code.split("\n")) + "\n\nThe System page says more."):
+        woven, rest = write.weave(text, [("digest/wiki/system.md", "System")])
+        assert not rest
+        assert fenced.unfold(woven).startswith(code), woven
+        assert "The [[digest/wiki/system.md|System]] page says more." in woven

@@ -339,6 +339,18 @@ def test_a_handover_corrects_the_node_that_named_the_old_owner(ctx: IntegrationC
     assert re.search(r"^name: Ines owns the posting-consumer migration$", text, re.M)
 
 
+def test_a_handover_keeps_a_name_that_never_said_who_holds_the_thing(
+        ctx: IntegrationContext) -> None:
+    kept = run(ctx, "daily/2026-01-05/1on1.md", "Sam is stretched",
+               "Sam is stretched: the billing prototype + `export_nightly` + reviews.")
+    later = run(ctx, "daily/2026-02-05/sync.md", "export_nightly moves to Lee",
+                "`export_nightly` moves from Sam to Lee. Handover Friday.")
+    assert later.action == "CORRECT" and later.target == kept.target  # Sam's load changed
+    text = node(ctx, kept.target)
+    # "Lee is stretched" would be false: the name stated no holder of `export_nightly`.
+    assert re.search(r"^name: Sam is stretched$", text, re.M), text
+
+
 def test_a_chinese_handover_corrects_the_node_that_named_the_old_owner(
         ctx: IntegrationContext) -> None:
     kept = run(ctx, "daily/2026-01-05/oncall.md", "陈静负责发布值班",

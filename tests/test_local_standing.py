@@ -218,6 +218,22 @@ def test_another_tool_without_a_decision_on_the_same_frame_is_no_correction(unit
     assert decide.replaced(unit, [node], decide.default_idf) is None
 
 
+@pytest.mark.parametrize("unit", [
+    # A document: the decision is one statement; the systems of its other lines decide nothing.
+    "Install the CLI with `npm install -g foam-cli`. From now on we use Foam for the wiki. "
+    "Run `foam lint path/to/workspace` to check links.",
+    # Code names systems; it decides nothing.
+    "Decision: keep it.\n\n```bash\nfoam lint path/to/workspace\n```",
+])
+def test_systems_outside_the_deciding_statement_correct_nothing(unit: str) -> None:
+    node = "Run `markdownlint docs/` to check links before a release."
+    assert decide.replaced(unit, [node], decide.default_idf) is None
+    assert decide.replaced("From 1 April, pages go through incident.io, service "
+                           "`settlement-platform`.",
+                           ["Pages go through PagerDuty, service `settlement-platform`."],
+                           decide.default_idf) is not None
+
+
 def test_notes_are_extracted_in_the_order_they_were_written() -> None:
     from remelink.dream.extract import _written
     from remelink.vault.notes import parse_text

@@ -50,6 +50,8 @@ def test_a_title_never_ends_on_a_function_word_or_a_label_colon(line: str) -> No
      "Shanghai-hours secondary on-call: approved"),
     # A question is no title without its answer.
     ("何伟问 hotfix 要不要发布单：要，事后补，规范里写了。", "何伟问 hotfix 要不要发布单：要"),
+    # A colon or comma between digits is part of a number, not a clause break.
+    ("重建从 01:10 开始，04:40 结束，共 6500 万文档。", "重建从 01:10 开始"),
 ])
 def test_a_title_is_the_point_of_a_labelled_line(line: str, title: str) -> None:
     """A clause before the colon is the statement; a label over a bare list keeps the list;
@@ -82,6 +84,9 @@ def test_a_pronoun_after_a_label_is_the_person_the_note_names() -> None:
     # A label's own clause is the claim.
     ("Rule of thumb: every new service gets a dashboard before its first prod deploy.", [],
      "Every new service gets a dashboard before its first prod deploy."),
+    # A verb of looking takes its pointer along (was "... JSON that looks.").
+    ("The Airtable API outputs JSON that looks like this:", [],
+     "The Airtable API outputs JSON."),
 ])
 def test_a_description_says_what_the_node_holds(summary: str, lines: list[str],
                                                 gist: str) -> None:

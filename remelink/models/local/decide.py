@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from remelink.index.analysis import terms as analyze
-from remelink.models.local import people
+from remelink.models.local import fenced, people
 from remelink.models.local import text as tx
 from remelink.models.local.edits import without_superseded
 
@@ -914,15 +914,31 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
     """A unit that decides ("Decision:", "from 1 April", "moved to") puts another system where a
     clause of a node sentence names one, the clause otherwise said again: "From 1 April, pages
     go through incident.io" against "Pages go through PagerDuty, service ...". The sentence
-    with the old system is what the decision corrects. A person taking over is `handover`."""
-    if not (decides(unit_text) or tx.has_cue(unit_text, CORRECTION_CUES)):
-        return None
+    with the old system is what the decision corrects. A person taking over is `handover`.
+    Only the statement that decides is read: the other systems a long unit names (a document's
+    commands and paths) are no decision (foam-docs: 11 pages "corrected" one another)."""
+    for statement in tx.sentences(unit_text, clauses=False):  # `incident.io` is no full stop
+        if _in_code(statement):
+            continue  # a code block names systems; it decides nothing
+        if decides(statement) or tx.has_cue(statement, CORRECTION_CUES):
+            found = _replaced_by(statement, node_sentences, idf)
+            if found is not None:
+                return found
+    return None
+
+
+def _in_code(text: str) -> bool:
+    return "```" in text or "~~~" in text or fenced.START in text  # written out or folded
+
+
+def _replaced_by(unit_text: str, node_sentences: Sequence[str],
+                 idf: IdfFn) -> Disagreement | None:
     mine = _systems(unit_text)
     if not mine:
         return None
     rest = _frame(unit_text, mine.values())
     for sentence in node_sentences:
-        if not sentence or _states_change(sentence):
+        if not sentence or _states_change(sentence) or _in_code(sentence):
             continue
         theirs = _systems(sentence)
         new = [mine[k] for k in mine if k not in theirs]
@@ -939,11 +955,23 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
 
 def holders(statement: str) -> tuple[str, str] | None:
     """The new and the old holder a handover statement names, or None."""
+    found = handed_over(statement)
+    return (found[0], found[1]) if found else None
+
+
+def handed_over(statement: str) -> tuple[str, str, str] | None:
+    """The new holder, the old holder and the thing handed over that a statement names, or
+    None."""
     for pattern in _HANDOVER_RES:
         m = pattern.search(statement)
         if m and m.group("new") not in tx._COMMON_CAPS and m.group("old") not in tx._COMMON_CAPS:
-            return m.group("new"), m.group("old")
+            return m.group("new"), m.group("old"), m.group("thing")
     return None
+
+
+def names_thing(text: str, thing: str) -> bool:
+    """`text` (a node's name or description) names some of `thing` (what was handed over)."""
+    return bool(bag(thing).counts.keys() & bag(text).counts.keys())
 
 
 def _sentence_at(text: str, pos: int) -> str:

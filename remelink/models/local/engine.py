@@ -704,14 +704,16 @@ class LocalModel:
     @staticmethod
     def _handed_head(note: Note, comp: decide.Comparison) -> dict[str, str]:
         """A node whose holder was handed over: its name and description say the new holder
-        where they named the old one ("Tomasz owns the migration" -> "Ines owns the
-        migration"); the description, when it named the old holder, becomes the handover."""
+        where they named the old one holding the thing ("Tomasz owns the migration" -> "Ines
+        owns the migration"); the description, when it did, becomes the handover. A name
+        that names the old holder but not the thing ("Olu is stretched") was not wrong: it
+        stays (issue 21: a CORRECT keeps the node's name unless the name itself was wrong)."""
         from remelink.vault import frontmatter
 
-        holders = decide.holders(comp.new_sentence)
-        if holders is None:
+        handed = decide.handed_over(comp.new_sentence)
+        if handed is None:
             return {}
-        new, old = holders
+        new, old, thing = handed
         try:
             meta = frontmatter.load(note)
         except Exception:
@@ -720,10 +722,10 @@ class LocalModel:
         pattern = re.compile(rf"(?<![\w]){re.escape(old)}(?![\w])") if old.isascii() else \
             re.compile(re.escape(old))
         current_name = str(meta.get("name") or "")
-        if pattern.search(current_name):
+        if pattern.search(current_name) and decide.names_thing(current_name, thing):
             out["name"] = pattern.sub(new, current_name, count=1)
         current = str(meta.get("description") or "")
-        if pattern.search(current) and comp.new_sentence:
+        if pattern.search(current) and comp.new_sentence and decide.names_thing(current, thing):
             out["description"] = comp.new_sentence
         return out
 

@@ -50,18 +50,13 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
     i = 0
     while i < len(lines):
         m = _FENCE_RE.match(lines[i])
+        # A quote a line introduces (`... came up with the following prompt:`) belongs with
+        # it, whole and as written (issue 21); a table is kept as written (SPEC §4): each
+        # folded like a block, unfolded line for line.
         end = _introduced_quote(lines, i)
+        if end <= i:
+            end = _table(lines, i)
         if end > i:
-            # A quote a line introduces (`... came up with the following prompt:`) belongs
-            # with it, whole and as written: folded like a block (issue 21).
-            block = lines[i:end]
-            out.append((pointer(block, first_line + i, path, quote=True)
-                        if len(block) > MAX_LINES else fold(block), True))
-            i = end
-            continue
-        end = _table(lines, i)
-        if end > i:
-            # A table is kept as written (SPEC §4): folded like a block, unfolded line for line.
             block = lines[i:end]
             out.append((pointer(block, first_line + i, path, quote=True)
                         if len(block) > MAX_LINES else fold(block), True))

@@ -118,8 +118,11 @@ def told_description(name: str, summary: str, points: Sequence[str], lang: str) 
 
 
 # The words after a claim that only point at what follows it (`..., for example:`, `like so:`).
+# A verb of looking takes its `like this` along: `JSON that looks like this:` -> `JSON`, not
+# `JSON that looks`.
 _POINTING_RE = re.compile(
-    r"(?:[,，]?\s*(?:for example|for instance|e\.g\.|like so|like this|as follows|"
+    r"(?:\s+(?:(?:that|which)\s+)?(?:looks?|looked|seems?|sounds?)\s+like\s+(?:this|so)|"
+    r"[,，]?\s*(?:for example|for instance|e\.g\.|like so|like this|as follows|"
     r"here it is)|[,，]\s*(?:例如|比如|如下))\s*[:：]$", re.I)
 
 

@@ -515,7 +515,9 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         label = _ZH_LABEL_RE.match(text)
         if label:
             text = label.group(1)
-        clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]
+        # A colon or comma between digits is part of a number ("01:10", "1,000"), not a break.
+        clauses = [c.strip() for c in re.split(r"[，。；;：！？!?]|(?<!\d)[,:]|[,:](?!\d)", text)
+                   if c.strip()]
         clause = _cue_clause(clauses) if clauses else text
         asked = _ZH_ASKED_RE.match(text)
         if asked and clause == clauses[0]:
@@ -878,6 +880,7 @@ def _fold(text: str) -> str:
     return " ".join(re.sub(r"[-_/]+", " ", text).split())
 
 
+@lru_cache(maxsize=TEXT_CACHE)  # a pure function of its arguments: node titles recur
 def mention_pattern(name: str, *, woven: bool = False) -> re.Pattern[str] | None:
     """How a node title is written in prose, or None when the title is too plain to count:
     several words, or one word with a capital, a hyphen or an underscore (`Space Script`,

@@ -457,13 +457,28 @@ def weave(body: str, links: Sequence[tuple[str, str]]) -> tuple[str, list[tuple[
 
 
 def _masked(text: str) -> str:
-    """`text` with wikilinks, inline code and headings blanked (same length), so that a mention
-    is only found in plain prose."""
+    """`text` with wikilinks, inline code, code blocks (folded or written out) and headings
+    blanked (same length), so that a mention is only found in plain prose: a link woven into
+    code would change the code (`"[[...|System]]: Reload"`), which the code guard refuses."""
     def blank(m: re.Match[str]) -> str:
         return " " * len(m.group(0))
 
-    text = re.sub(r"!?\[\[[^\[\]\n]*\]\]|`[^`\n]*`|^#.*$", blank, text, flags=re.M)  # linear
-    return text
+    lines = fenced.TOKEN_RE.sub(blank, text).split("\n")
+    fence = ""
+    for i, line in enumerate(lines):
+        opening = _FENCE_LINE_RE.match(line)
+        if fence or opening:
+            lines[i] = " " * len(line)
+        if opening and not fence:
+            fence = opening.group(1)[0] * len(opening.group(1))
+        elif fence and line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+            fence = ""
+    # (Fences first: the inline-code pattern would take a fence's first two backticks.)
+    return re.sub(r"!?\[\[[^\[\]\n]*\]\]|`[^`\n]*`|^#.*$", blank, "\n".join(lines),
+                  flags=re.M)  # linear
+
+
+_FENCE_LINE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 lower_first = tx.lower_first
