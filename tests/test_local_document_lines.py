@@ -114,6 +114,37 @@ def test_with_no_earlier_node_the_line_adds_no_node(tmp_path: Path,
     assert with_lines == without
 
 
+def test_a_line_that_changes_nothing_is_no_action_of_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 21e: the line's unit ends in no node of another note: the run report, its counts,
+    the checkpoint and the audit trail are those of a run without line units."""
+    import json
+
+    def run(root: Path) -> tuple[dict[str, object], list[str], list[str]]:
+        note = root / "daily/2026-03-10/design-review.md"
+        note.parent.mkdir(parents=True)
+        note.write_text(REVIEW, encoding="utf-8")
+        (root / "digest").mkdir()
+        settings = replace(Settings(), embedder="none")
+        report = run_dream(root, settings, LocalModel(settings), DreamOptions())
+        assert report.ok  # type: ignore[attr-defined]
+        state = json.loads((root / ".remelink/state.json").read_text(encoding="utf-8"))
+        audit = [json.loads(line)["name"] for f in (root / ".remelink/runs").glob("*.jsonl")
+                 for line in f.read_text(encoding="utf-8").splitlines()]
+        units = [f"{u.name} {u.action} {u.target}" for u in report.units]  # type: ignore
+        counts = {k: v for k, v in report.counts().items()  # type: ignore[attr-defined]
+                  if not k.startswith("tokens")}
+        return {"counts": counts, "inputs": state["inputs"][note.relative_to(root).as_posix()]
+                ["units"], "state": sorted(state["units"])}, units, audit
+
+    assert extract.echo_lines(parse_text("daily/2026-03-10/design-review.md", REVIEW),
+                              structure.note_candidates(parse_text(
+                                  "daily/2026-03-10/design-review.md", REVIEW), {}, 0)[0], 0)
+    with_lines = run(tmp_path / "a")
+    monkeypatch.setattr(extract, "echo_lines", lambda note, cands, index: [])
+    assert with_lines == run(tmp_path / "b")
+
+
 def test_which_lines_of_a_note_get_a_unit_of_their_own() -> None:
     note = parse_text("daily/2026-03-10/design-review.md", REVIEW)
     cands, _ = structure.note_candidates(note, {}, 0)

@@ -18,6 +18,7 @@ from remelink.models.local import decide, profile, structure, transcript, when
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
+from remelink.units import LINE_KIND
 from remelink.vault.notes import Note
 
 SameFn = Callable[[str, str], bool]
@@ -109,7 +110,7 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
     kept.weight += 1.0
 
 
-ECHO = "echo"  # the kind of a line's own unit: it may only update a node of another note
+ECHO = LINE_KIND  # the kind of a line's own unit: it may only update a node of another note
 _CODE_FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
 _LINE_MARK_RE = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)")
 
