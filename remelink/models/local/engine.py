@@ -277,9 +277,12 @@ class LocalModel:
             # the nodes it should link, which the name and summary alone may not mention.
             details = " ".join(p.partition(": ")[2] or p for p in points)
             queries = [f"{name} {summary} {details}".strip()[:1500]]
-            if name and len(summary) > 40:
+            # A line's unit is named after the line, and its names are in the query of its
+            # names below: it searches neither again (searches are most of its cost).
+            echo = str(unit.get("kind") or "") == extract.ECHO
+            if name and len(summary) > 40 and not echo:
                 queries.append(name)
-            phrases = tx.name_phrases(" ".join([summary, *points]))
+            phrases = tx.name_phrases(" ".join([summary, *points])) if not echo else []
             if phrases:
                 # Names written in the text (`Space Script`, `block-anchors`): recall the nodes
                 # they may name, which a long query's rarest terms can miss.
@@ -493,8 +496,13 @@ class LocalModel:
         # A runbook, a document's topic, a unit of many points: never one statement said again.
         document = str(unit.get("kind") or "") in ("procedure", "topic") or \
             bucket == "procedure" or len(points) > 2
+        echo = str(unit.get("kind") or "") == extract.ECHO
+        # A line's unit only updates a node of another note: its own note's nodes are not
+        # compared (the comparison is most of a unit's cost).
+        home = [p for p, n in notes.items() if p.startswith(digest) and
+                any(f"[[{s}" in n.body for s in paths)] if echo else []
         for path, note in notes.items():
-            if path.startswith(digest):
+            if path.startswith(digest) and path not in home:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
                                                      links=linked_paths, document=document)))
         compared.sort(key=lambda pc: -pc[1].lexical)
@@ -525,6 +533,19 @@ class LocalModel:
         order = {"same_abstraction": 0, "related": 1, "unrelated": 2}
         compared.sort(key=lambda pc: (order[labels[pc[0]]], -pc[1].score))
         same = [(p, c) for p, c in compared if labels[p] == "same_abstraction"]
+        if echo:
+            # A line of a document that changes a value or says a point again: it updates the
+            # node of another note that holds the point (CORRECT, or CORROBORATE when said
+            # again), never its own note's node, and creates nothing when there is none: it
+            # stays in its note's node (nothing written: no action of the run, units.quiet).
+            same = [(p, c) for p, c in same
+                    if (c.conflict_kind in decide.CORRECTABLE and c.old_sentence) or c.restated]
+            if not same and home:
+                stays = "这一行留在其笔记的节点中。" if lang == "zh" else \
+                    "The line stays in its note's node."
+                return answer({"action": "CORROBORATE", "target_path": home[0], "note": stays,
+                               "classification": {h.path: labels.get(h.path, "unrelated")
+                                                  for h in hits}})
         target = same[0][0] if same else ""
         links = relate.choose(
             raw_text=" ".join([name, summary, *points]), lang=lang, paths=paths, hits=hits,
@@ -543,21 +564,6 @@ class LocalModel:
         titles = evidence_titles(messages)
         sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
-        if str(unit.get("kind") or "") == extract.ECHO:
-            # A line of a document that changes a value or says a point again: it updates the
-            # node of another note that holds the point (CORRECT, or CORROBORATE when said
-            # again), never its own note's node, and creates nothing when there is none.
-            same = [(p, c) for p, c in same if not any(f"[[{s}" in notes[p].body for s in paths)
-                    and ((c.conflict_kind in decide.CORRECTABLE and c.old_sentence)
-                         or c.restated)]
-            if not same:
-                home = next((p for p in notes if p.startswith(digest) and
-                             any(f"[[{s}" in notes[p].body for s in paths)), None)
-                if home is not None:
-                    stays = "这一行留在其笔记的节点中。" if lang == "zh" else \
-                        "The line stays in its note's node."
-                    return answer({"action": "CORROBORATE", "target_path": home,
-                                   "note": stays, "classification": classes})
         if same:
             target, comp = same[0]
             note = notes[target]
