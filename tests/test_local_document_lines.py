@@ -183,3 +183,18 @@ def test_a_review_line_that_follows_the_guide_it_links_corroborates_the_guides_n
     assert re.search(r"\[\[daily/2026-03-10/design-review\.md\]\][^\n]* restates this: "
                      r"[^\n]*page_token", node)
     assert "Also:" not in node
+
+
+def test_a_line_corrects_only_a_sentence_naming_what_it_names() -> None:
+    """Issue 21e: a line that sets a measure of one thing does not CORRECT another thing's
+    measure (the same statistic, another system); a name either side says is enough."""
+    from remelink.models.local.engine import _names_shared
+
+    assert not _names_shared("Since the upgrade the Redis cache p95 went to 45 ms.",
+                             "The Postgres read replica answers with p95 40 ms.")
+    assert _names_shared("Redis p95 is 45 ms now.", "The Redis cache has p95 40 ms.")
+    assert _names_shared("The doc was nine pages. Dana pushed back, then said six pages is "
+                         "fine.", "Dana wants design docs to be at most four pages.")
+    assert _names_shared("决定：从 4 月开始，月结前封版四天。封版期间只修 P0。",
+                         "每个月月结前封版两天，封版期间只修 P0。")
+    assert not _names_shared("灰度改成 10% 起步。", "Feature flags start at 10% of traffic.")

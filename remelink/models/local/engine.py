@@ -538,8 +538,12 @@ class LocalModel:
             # node of another note that holds the point (CORRECT, or CORROBORATE when said
             # again), never its own note's node, and creates nothing when there is none: it
             # stays in its note's node (nothing written: no action of the run, units.quiet).
+            # A CORRECT only of a sentence that names a thing the line names (a system, a
+            # setting, a person): two lines sharing only a measure ("p99 11 ms" of one index,
+            # "p99 12 ms" of another server) are about different things.
             same = [(p, c) for p, c in same
-                    if (c.conflict_kind in decide.CORRECTABLE and c.old_sentence) or c.restated]
+                    if (c.conflict_kind in decide.CORRECTABLE and c.old_sentence and
+                        _names_shared(summary, c.old_sentence)) or c.restated]
             if not same and home:
                 stays = "这一行留在其笔记的节点中。" if lang == "zh" else \
                     "The line stays in its note's node."
@@ -882,6 +886,25 @@ def _other_value(values: frozenset[tuple[str, float]], text: str) -> bool:
     theirs = tx.facts(text).quantities
     return any(unit and unit == other and value != number and (unit, number) not in values
                for unit, value in values for other, number in theirs)
+
+
+_MEASURE_RE = re.compile(r"^(?:p\d{2,4}|\d[\d.,]*\w{0,3})$", re.I)  # p99, 12ms, 5xx
+
+
+def _names_shared(line: str, sentence: str) -> bool:
+    """The line and the sentence name one thing (an identifier, a product, a person), not
+    only a measure (`p99`)."""
+    def named(text: str) -> set[str]:
+        return {t.casefold() for t in decide.named_tokens(text) if not _MEASURE_RE.match(t)}
+
+    def says(text: str, token: str) -> bool:
+        # A name that opens a sentence is not told from a capitalised word by itself ("Dana
+        # pushed back"): one side names it, the other need only say it.
+        if not token.isascii():
+            return token in text.casefold()
+        return re.search(rf"(?<![\w-]){re.escape(token)}(?![\w-])", text.casefold()) is not None
+    return any(says(line, t) for t in named(sentence)) or \
+        any(says(sentence, t) for t in named(line))
 
 
 def _linked_query(path: str) -> str:
