@@ -897,14 +897,10 @@ def _names_shared(line: str, sentence: str) -> bool:
     def named(text: str) -> set[str]:
         return {t.casefold() for t in decide.named_tokens(text) if not _MEASURE_RE.match(t)}
 
-    def says(text: str, token: str) -> bool:
-        # A name that opens a sentence is not told from a capitalised word by itself ("Dana
-        # pushed back"): one side names it, the other need only say it.
-        if not token.isascii():
-            return token in text.casefold()
-        return re.search(rf"(?<![\w-]){re.escape(token)}(?![\w-])", text.casefold()) is not None
-    return any(says(line, t) for t in named(sentence)) or \
-        any(says(sentence, t) for t in named(line))
+    # A name that opens a sentence is not told from a capitalised word by itself ("Dana
+    # pushed back"): one side names it, the other need only say it.
+    return any(decide.says(line, t) for t in named(sentence)) or \
+        any(decide.says(sentence, t) for t in named(line))
 
 
 def _linked_query(path: str) -> str:
