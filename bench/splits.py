@@ -64,7 +64,9 @@ def link_vault(name: str) -> Side:
 # data set -> (tuning split, held-out split), as bench/quality/data.py names them.
 PAIRS = {"stsb": ("train", "dev"), "cstsb": ("train", "dev"), "pawsx": ("tune", "test"),
          # bench/realvault/pairs.yaml's own id rule: even ids tune, odd ids test
-         "rvzh": ("tune", "test"), "rven": ("tune", "test")}
+         "rvzh": ("tune", "test"), "rven": ("tune", "test"),
+         # bench/realvault/questions.yaml, the same id rule
+         "rvq": ("tune", "test")}
 PAWSX_SEED = 13  # the one shuffle of PAWS-X zh dev into its `tune` and `test` halves
 
 

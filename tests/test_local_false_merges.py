@@ -102,3 +102,51 @@ def test_an_antonym_on_one_side_only_is_another_statement(a: str, b: str) -> Non
     assert decide.compare(b, a, a).label != "same_abstraction"
     # Both words on one side (a contrast) is no opposite.
     assert decide.action_conflict(f"{a} {b}", a) is None
+
+
+@pytest.mark.parametrize("text", ["黑莓第二季度亏损9.65亿美元。", "6.6级地震冲击印尼巴布亚。",
+                                  "Yahoo agrees to buy Tumblr for $1.1 billion cash."])
+def test_a_decimal_point_ends_no_statement(text: str) -> None:
+    # Cut at the dot of "9.65", the halves held numbers of their own ("9" against "9.65"), and
+    # a sentence was "corrected" by itself.
+    assert decide.statements_of(text) == [text]
+    assert decide.statements_of(f"{text} {text}") == [text, text]
+    c = decide.compare(text, text, text)
+    assert c.conflict_kind is None and c.label == "same_abstraction"
+
+
+ZH_NUMBER_FRAMES = ("中国{n}起交通事故造成人员伤亡。", "每个月月结前封版{n}天，期间只修 P0。",
+                    "新加坡股市收盘上涨{n}%。", "收到告警后{n}分钟内必须确认。")
+
+
+@given(st.sampled_from(ZH_NUMBER_FRAMES), st.data())
+@settings(max_examples=60, deadline=None)
+def test_another_number_after_a_chinese_character_is_another_statement(
+        frame: str, data: st.DataObject) -> None:
+    # A number glued to the character before it ("封版3天") is a number: CJK is `\w`, and a
+    # `\w` lookbehind left it unread, so "3 天" and "5 天" merged.
+    a, b = data.draw(st.tuples(st.integers(1, 999), st.integers(1, 999)).filter(
+        lambda ab: ab[0] != ab[1]))
+    node, unit = frame.format(n=a), frame.format(n=b)
+    c = decide.compare(unit, node, node)
+    assert c.conflict_kind == "number" and c.label != "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("2013年5月24日(星期五)的便笺必读内容。", "2013年8月23日(星期五)的便笺必读内容。"),
+    ("The Note's Must Reads for Wednesday July 4, 2012.",
+     "The Note's Must-Reads for Wednesday, May 30, 2012."),
+    ("The release freeze starts on 4 July 2026.", "The release freeze starts on 30 May 2026."),
+])
+def test_another_day_is_another_statement(node: str, unit: str) -> None:
+    # Two Fridays are two days (the shared weekday hid the dates), and a date with its month
+    # named is a date.
+    c = decide.compare(unit, node, node)
+    assert c.conflict_kind == "date" and c.label != "same_abstraction"
+
+
+def test_one_day_in_any_form_is_one_date() -> None:
+    from remelink.models.local import text as tx
+
+    forms = ("2026-03-02", "2026年3月2日", "2026 年 3 月 2 日", "March 2, 2026", "2 March 2026")
+    assert {d for f in forms for d in tx.facts(f"上线日期 {f}").dates} == {"2026-03-02"}

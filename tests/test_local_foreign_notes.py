@@ -730,3 +730,39 @@ def test_a_description_is_the_gist_never_a_lead_in(tmp_path: Path, note: str, gi
     digest = dream(tmp_path, {"resource/2022-01-10/awk-prefix.md": note})
     (text,) = digest.values()
     assert f"description: {gist}\n" in text or f"description: '{gist}'\n" in text, text
+
+
+@pytest.mark.parametrize("marks", [">", "> >"])
+def test_a_quote_that_holds_code_is_kept_as_written(tmp_path: Path, marks: str) -> None:
+    """A quote holding a fenced block (an update note, a prompt) keeps its lines and its
+    block, never read as sentences that run `>` marks and code into one line."""
+    quote = [f"{marks} **Update**: the tool can now run it directly:", marks,
+             f"{marks} ```bash", f'{marks} llm -m gemini-1.5-flash "describe this image" -a '
+             "image.jpg", f"{marks} ```", f"{marks} See the release notes for details."]
+    note = ("# Prompting Gemini from the shell\n\nNotes on running prompts against images "
+            "with the Gemini models from the command line.\n\n" + "\n".join(quote) +
+            "\n\nThe models take a JSON document sent with `curl -X POST`.\n")
+    digest = dream(tmp_path, {"resource/2024-10-23/gemini.md": note})
+    body = "\n".join(body_of(t) for t in digest.values())
+    assert "\n".join(quote) in body
+    assert f"{marks} {marks}" not in body.replace("\n".join(quote), "")
+
+
+@pytest.mark.parametrize(("sentence", "alone"), [
+    ("Tip via Mark Norman Francis on Twitter.", False),
+    ("Today while running datasette publish cloudrun I noticed the following.", False),
+    ("Towards Inserting One Billion Rows in SQLite includes this snippet.", False),
+    ("If you ever run into instructions that tell you to do this.", False),
+    ("That's the database file, the table and the column.", False),
+    ("I was working with values like this.", False),
+    ("This recipe commits the file back to the repo only if it has changed.", True),
+    ("Lexical search ranks names above bodies.", True),
+    ("Hacker News displays comments in a tree.", True),
+    ("Dana wants design docs to be at most four pages.", True),
+    ("陈静希望 code review 在 24 小时内给第一轮反馈。", True),
+])
+def test_a_description_is_a_sentence_that_can_be_read_alone(sentence: str, alone: bool) -> None:
+    assert shapes.stands_alone(sentence) is alone
+    got = shapes.description(sentence + " The tool keeps a cache.", "en", "wiki",
+                             "Calculating the size of a SQLite database")
+    assert got == (sentence if alone else "Calculating the size of a SQLite database.")

@@ -194,3 +194,61 @@ def test_a_pronoun_heading_is_the_speaker_the_note_names() -> None:
     blocks = [("num", "配置 group.instance.id。"), ("num", "调小 max.poll.records。")]
     cand = runbooks.procedure(note, Section("她的建议", 2), blocks, "技术分享：Kafka 重平衡", 0, 0)
     assert cand.name == "技术分享：Kafka 重平衡：陈静的建议"
+
+
+@pytest.mark.parametrize(("statement", "resolved"), [
+    # A topic put first: the first clause's pronoun is its subject, the note's person.
+    ("recon 重构她很想做，Dana 那边也同意让她一起。",
+     "recon 重构陈静很想做，Dana 那边也同意让她一起。"),
+    ("何伟的 mentor 由她来当。", "何伟的 mentor 由陈静来当。"),
+    ("她希望 review 快一点", "陈静希望 review 快一点"),
+    # Someone is named before it: the pronoun may be theirs, left as written.
+    ("Dana 说她下周休假。", "Dana 说她下周休假。"),
+    ("赵敏希望发布单提前一天提交，她要提前排窗口。",
+     "赵敏希望发布单提前一天提交，她要提前排窗口。"),
+    ("发布之后他们会通知。", "发布之后他们会通知。"),  # plural: not a person
+])
+def test_a_chinese_pronoun_subject_is_the_notes_person(statement: str, resolved: str) -> None:
+    assert people.resolve(statement, "陈静") == resolved
+
+
+def test_a_chinese_title_is_the_clause_that_names_its_person() -> None:
+    assert tx.title_from("recon 重构陈静很想做，Dana 那边也同意让她一起。") == \
+        "recon 重构陈静很想做"
+    assert tx.title_from("赵敏希望发布单大家提前一天提交，不要当天早上才提，她要提前排窗口。") == \
+        "赵敏希望发布单大家提前一天提交"
+
+
+@pytest.mark.parametrize(("item", "person", "resolved"), [
+    ("Me: asked about leading the recon rewrite. She's open to it but wants 陈静 involved.",
+     "Dana", "Me: asked about leading the recon rewrite. Dana is open to it but wants 陈静 "
+             "involved."),
+    ("Every alert links its runbook. She'll enforce it in the config review.", "Ines",
+     "Every alert links its runbook. Ines will enforce it in the config review."),
+    # A speaker's label names who the pronouns after it are.
+    ("刘洋: month-start peak today, cl_waiting touched 300. He's on it, writing it up.", "Dana",
+     "刘洋: month-start peak today, cl_waiting touched 300. 刘洋 is on it, writing it up."),
+    # A sentence naming its own subject hands the pronouns after it to that person.
+    ("Tomasz is the escalation point. He will page Ines.", "Dana",
+     "Tomasz is the escalation point. Tomasz will page Ines."),
+    ("She wants docs short.", "Dana", "She wants docs short."),  # the first: people.resolve's
+])
+def test_a_pronoun_opening_a_later_sentence_of_an_item_is_resolved(item: str, person: str,
+                                                                   resolved: str) -> None:
+    assert people.resolve_sentences(item, person) == resolved
+
+
+def test_a_noun_before_a_verb_is_no_person() -> None:
+    assert people.subject_of("Storage cost is ~€180/month more") is None
+    assert people.subject_of("Priya also wants async status") == "Priya"
+    assert people.subject_of("Marco strongly prefers Go") == "Marco"
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("Felix would rather get review comments as GitHub suggestions than as Slack messages, "
+     "Slack threads get lost.", "Felix would rather get review comments as GitHub suggestions"),
+    ("Alice prefers to see concrete progress for any operation that takes longer than 10 "
+     "seconds, not a spinner.", "Alice prefers to see concrete progress"),
+])
+def test_a_long_title_is_never_cut_inside_a_noun_phrase(statement: str, title: str) -> None:
+    assert tx.title_from(statement) == title

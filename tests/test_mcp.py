@@ -242,3 +242,84 @@ def test_plain_mcp_arguments_skip_typer() -> None:
     out = subprocess.run([str(EXE), "mcp", "--help"], capture_output=True, text=True,
                          check=False)
     assert out.returncode == 0 and "MCP server over stdio" in out.stdout
+
+
+def _in_process(vault: Path, memory: Any, body: Callable[[Client], Awaitable[Any]]) -> Any:
+    """Drive the server object itself (the SDK's in-memory transport), not a subprocess."""
+    from remelink.config import load_settings
+    from remelink.mcp.server import build_server
+
+    server = build_server(vault, load_settings(vault), memory)
+
+    async def main() -> Any:
+        async with Client(server, read_timeout_seconds=60) as client:
+            return await body(client)
+
+    return anyio.run(main)
+
+
+def test_an_unexpected_error_is_one_line_for_the_model_and_a_crash_log_for_a_person(
+        vault: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    from remelink.config import load_settings
+    from remelink.mcp.tools import Memory
+
+    memory = Memory(vault, load_settings(vault))
+
+    def broken(*_args: Any) -> str:
+        raise TypeError("'NoneType' object\nis not subscriptable")
+
+    memory.search = broken  # type: ignore[method-assign]
+    result = _in_process(vault, memory, lambda c: c.call_tool("search", {"query": "ledger"}))
+    memory.close()
+    assert result.is_error
+    assert text_of(result).endswith(
+        "unexpected error: TypeError: 'NoneType' object is not subscriptable")
+    logs = list((vault / ".remelink").glob("crash-*.log"))
+    assert len(logs) == 1
+    log = logs[0].read_text()
+    assert "Traceback" in log and "in broken" in log
+    assert f"details in {logs[0]}" in capfd.readouterr().err
+
+
+def test_a_call_waits_for_the_start_up_warm_up_instead_of_racing_it(vault: Path) -> None:
+    """The warm-up refreshes the node index in a thread; a node_search arriving meanwhile
+    must not refresh the same index at the same time (it is not thread-safe)."""
+    import threading
+
+    from remelink.config import load_settings
+    from remelink.mcp.tools import Memory
+
+    memory = Memory(vault, load_settings(vault))
+    entered, release = threading.Event(), threading.Event()
+    refresh = memory.nodes.refresh
+    overlapping: list[bool] = []
+    inside = threading.Lock()
+
+    def slow_refresh() -> Any:
+        if not inside.acquire(blocking=False):
+            overlapping.append(True)  # two refreshes at once
+            return refresh()
+        try:
+            entered.set()
+            release.wait(10)
+            return refresh()
+        finally:
+            inside.release()
+
+    memory.nodes.refresh = slow_refresh  # type: ignore[method-assign]
+    warm = threading.Thread(target=memory.warm)
+    warm.start()
+    assert entered.wait(10)
+    answers: list[Any] = []
+    caller = threading.Thread(target=lambda: answers.append(_in_process(
+        vault, memory, lambda c: c.call_tool("node_search", {"query": "ledger rollback"}))))
+    caller.start()
+    caller.join(0.5)
+    assert caller.is_alive() and not answers  # waiting for the warm-up, not racing it
+    release.set()
+    caller.join(60)
+    warm.join(10)
+    memory.close()
+    assert not overlapping
+    assert not answers[0].is_error
+    assert "name: Roll back ledger-api" in text_of(answers[0])

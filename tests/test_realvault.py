@@ -220,6 +220,30 @@ def test_pairs() -> None:
     assert all(p.vault == "dev" for p in key.pairs("tune", vault="dev"))
 
 
+def test_question_pairs() -> None:
+    everything = key.questions("all")
+    assert len({p.id for p in everything}) == len(everything) == 64
+    kinds = {"paraphrase", "number", "unit", "person", "role", "negation", "bound", "system",
+             "action", "time", "scope", "value"}
+    for p in everything:
+        assert p.lang == "zh" and p.vault == "dev", p.id
+        assert p.a.strip() and p.b.strip() and p.a != p.b, p.id
+        assert p.a.endswith("？") and p.b.endswith("？"), p.id
+        assert (p.kind == "paraphrase") == p.same, p.id
+        assert p.kind in kinds, p.id
+    sources: dict[str, list[key.Pair]] = {}
+    for p in everything:
+        sources.setdefault(p.a, []).append(p)
+    # each source question: one paraphrase, one hard negative, both in one split
+    assert len(sources) == 32
+    for group in sources.values():
+        assert sorted(p.same for p in group) == [False, True]
+        assert len({p.split for p in group}) == 1
+    for split in ("tune", "test"):
+        subset = key.questions(split)
+        assert len(subset) == 32 and sum(p.same for p in subset) == 16
+
+
 @given(st.text(alphabet="ab`c ~\n", max_size=60))
 def test_code_segments_are_substrings_of_the_text(text: str) -> None:
     for segment in key.code_segments(text):

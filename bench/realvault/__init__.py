@@ -18,6 +18,7 @@ from bench.realvault.key import (
     load,
     pair_split,
     pairs,
+    questions,
 )
 
 __all__ = [
@@ -35,4 +36,5 @@ __all__ = [
     "load",
     "pair_split",
     "pairs",
+    "questions",
 ]

@@ -199,6 +199,18 @@ def pairs(split: str = "all", vault: str | None = None) -> list[Pair]:
     ]
 
 
+def questions(split: str = "all") -> list[Pair]:
+    """The Chinese question pairs of `questions.yaml` (LCQMC-style, made from the dev vault's
+    Chinese notes' questions): `tune`, `test` or `all`, by the id rule of `pairs.yaml`."""
+    if split not in PAIR_SPLITS:
+        raise ValueError(f"split must be one of {PAIR_SPLITS}, not {split!r}")
+    out = [
+        Pair(p["id"], p["lang"], p["a"], p["b"], bool(p["same"]), p["kind"], p["vault"])
+        for p in _read(HERE / "questions.yaml")["questions"]
+    ]
+    return [p for p in out if split == "all" or p.split == split]
+
+
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 

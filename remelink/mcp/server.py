@@ -131,13 +131,22 @@ def _one_line_result(ctx: Any, result: Any) -> Any:
     return result
 
 
-def _tool_error(exc: BaseException) -> Exception:
+def _tool_error(exc: BaseException, vault: Path) -> Exception:
+    """The one-line error the model reads. An unexpected error also leaves its traceback in a
+    crash log, named on stderr (the client's log of the server), as the CLI does."""
+    import sys
+
     from mcp.server.mcpserver.exceptions import ToolError
 
     if isinstance(exc, RemelinkError):
         return ToolError(" ".join(str(exc).split()))
-    return ToolError(f"unexpected error: {type(exc).__name__}: "
-                     f"{' '.join(str(exc).split())[:300]}")
+    message = f"unexpected error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    from remelink.command import crash_log
+
+    log = crash_log(exc, vault)
+    print(f"remelink mcp: {message}; details in {log}" if log else f"remelink mcp: {message}",
+          file=sys.stderr, flush=True)
+    return ToolError(message)
 
 
 def _log_warnings(memory: Memory) -> None:
@@ -162,10 +171,11 @@ def build_server(vault: Path, settings: Settings, memory: Memory | None = None) 
 
     def guarded(fn: Any, *args: Any, **kwargs: Any) -> str:
         try:
-            result: str = fn(*args, **kwargs)
+            with mem.lock:
+                result: str = fn(*args, **kwargs)
             return result
         except Exception as exc:  # every failure is a one-line tool error, never a crash
-            raise _tool_error(exc) from None
+            raise _tool_error(exc, vault) from None
         finally:
             _log_warnings(mem)
 

@@ -8,6 +8,7 @@ indexes stay open, and each call refreshes them incrementally.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -51,6 +52,10 @@ class Memory:
         # For a person, not the model: a tampered index folder moved aside and rebuilt. The
         # server writes them to its stderr (the client's log of the server).
         self.warnings: list[str] = []
+        # One call at a time, the start-up warm-up included: the node index is not safe to
+        # refresh from two threads, and a call that needs an index waits for the warm-up
+        # that is opening it anyway.
+        self.lock = threading.RLock()
 
     def close(self) -> None:
         self.passages.close()
@@ -59,11 +64,12 @@ class Memory:
     def warm(self) -> None:
         """Open and refresh both indexes (best effort: a failure shows up again, as a tool
         error, in the call that needs the index)."""
-        with contextlib.suppress(Exception):
-            self.passages.refresh()
-        with contextlib.suppress(Exception):
-            self.nodes.refresh()
-            self._nodes_checked = time.monotonic()
+        with self.lock:
+            with contextlib.suppress(Exception):
+                self.passages.refresh()
+            with contextlib.suppress(Exception):
+                self.nodes.refresh()
+                self._nodes_checked = time.monotonic()
 
     # -- search ------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 5, since: str | None = None,

@@ -622,9 +622,9 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
         values = _numbers_conflict(u_facts, n_facts, asserted, sentence)
         if values:
             return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit)
-        if u_facts.dates and n_facts.dates and u_facts.dates.isdisjoint(n_facts.dates):
-            return Disagreement("date", f"{min(u_facts.dates)} vs {min(n_facts.dates)}",
-                                sentence, explicit)
+        dates = _dates_conflict(u_facts.dates, n_facts.dates)
+        if dates:
+            return Disagreement("date", f"{dates[0]} vs {dates[1]}", sentence, explicit)
         if whole.negated != n_facts.negated:
             # Compared without the negation words: "不" and "not" are the difference itself
             # (and a term the digest has never seen weighs the most).
@@ -633,6 +633,17 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             if coverage(plain, s, idf) >= 0.75 and coverage(s, plain, idf) >= 0.75:
                 return Disagreement("negation", "opposite polarity", sentence, explicit)
     return _decided_change(unit_text, node_sentences, idf)
+
+
+def _dates_conflict(a: frozenset[str], b: frozenset[str]) -> tuple[str, str] | None:
+    """Two sets of dates that disagree: calendar dates with calendar dates, weekdays with
+    weekdays. A weekday both name says nothing of the day of the year ("2013年5月24日(星期五)"
+    / "2013年8月23日(星期五)" are two Fridays)."""
+    for kind in (str.isalpha, lambda d: not d.isalpha()):
+        mine, theirs = {d for d in a if kind(d)}, {d for d in b if kind(d)}
+        if mine and theirs and mine.isdisjoint(theirs):
+            return min(mine), min(theirs)
+    return None
 
 
 _KNOWN_UNITS = frozenset(tx._UNIT_WORDS.values())
@@ -698,7 +709,7 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
     name both values (the lesson quotes the old one), so each statement is compared alone. A
     statement that decides ("decided", "agreed", "决定") or corrects changes the value; else
     the two only disagree."""
-    statements = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
+    statements = statements_of(unit_text)
     if len(statements) < 2:
         return None
     for statement in statements:
@@ -1229,8 +1240,13 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
         bool(shared_identifiers(unit_text, node_text))
 
 
+# A statement ends at a stop, but a dot between digits is a decimal point ("亏损9.65亿美元",
+# "2.5 million"): cut there, "9." and "65亿" were two statements with numbers of their own.
+_STATEMENT_END_RE = re.compile(r"(?<=[.!?;。！？；])(?!(?<=\d\.)\d)\s*")
+
+
 def statements_of(text: str) -> list[str]:
-    return [c for c in re.split(r"(?<=[.!?;。！？；])\s*", text) if c.strip()]
+    return [c for c in _STATEMENT_END_RE.split(text) if c.strip()]
 
 
 def _restates_across(unit_text: str, texts: Sequence[str]) -> bool:
@@ -1284,7 +1300,7 @@ def restates_part(unit_text: str, sentences: Sequence[str], idf: IdfFn, lang: st
     qualify it), when that clause holds most of what the node is about (RESTATED_CLAUSE: a
     leading phrase, "越南战争期间", is no claim). Any clause against any clause merged 10 more of
     the 567 non-paraphrases of the PAWS-X tuning half, each sharing one clause."""
-    statements = [c for c in re.split(r"(?<=[.!?;。！？；])\s*", unit_text) if c.strip()]
+    statements = statements_of(unit_text)
     pairs = [(st, sentences) for st in statements]
     count = len(statements)
     if lang == "zh":
@@ -1324,7 +1340,7 @@ def swapped(u: Bag, unit_text: str, texts: Sequence[str], idf: IdfFn, lang: str)
     return best >= gate and order_agreement(unit_text, text) < minimum
 
 
-_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+_NUMBER_RE = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?")  # as tx._NUM_RE
 
 
 def numbers_swapped(unit_text: str, texts: Sequence[str]) -> bool:

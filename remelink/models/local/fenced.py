@@ -55,6 +55,8 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
         # folded like a block, unfolded line for line.
         end = _introduced_quote(lines, i)
         if end <= i:
+            end = _quote_with_code(lines, i)
+        if end <= i:
             end = _table(lines, i)
         if end > i:
             block = lines[i:end]
@@ -111,6 +113,21 @@ def _introduced_quote(lines: list[str], i: int) -> int:
     while end < len(lines) and _QUOTE_RE.match(lines[end]):
         end += 1
     return end
+
+
+_QUOTED_FENCE_RE = re.compile(r"^\s{0,3}>[\s>]*(`{3,}|~{3,})")
+
+
+def _quote_with_code(lines: list[str], i: int) -> int:
+    """The end of a quote starting at line `i` that holds a fenced block, or `i`: its code is
+    kept as written like any other (SPEC §4), so the quote is kept whole, not read as
+    sentences (joined, its `>` marks and the block's lines would run into one line)."""
+    if not _QUOTE_RE.match(lines[i]) or (i > 0 and _QUOTE_RE.match(lines[i - 1])):
+        return i
+    end = i
+    while end < len(lines) and _QUOTE_RE.match(lines[end]):
+        end += 1
+    return end if any(_QUOTED_FENCE_RE.match(line) for line in lines[i:end]) else i
 
 
 _TABLE_ROW_RE = re.compile(r"^\s{0,3}\|.*\|\s*$")

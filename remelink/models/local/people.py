@@ -25,7 +25,11 @@ _FILE_RE = re.compile(r"(?:1on1|1-1|one-on-one)[-_ ]+([a-z]+|[\u4e00-\u9fff]{2,3
 _ATTEND_RE = re.compile(r"^[ \t]*(?:attendees|participants|present|speaker|presenter|参会|出席|"
                         r"与会|分享人|主讲人?)[ \t]*[:：]"
                         r"[ \t]*(.+)$", re.I | re.M)
-_SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+\s+)?(?:prefers|likes|"
+# A person's name, then a verb (or an adverb and a verb: "Priya also wants"); "Storage cost
+# is ..." is no one.
+_SUBJECT_RE = re.compile(r"(?:^|[.!?]\s+|^[-*+]\s+)([A-Z][a-z]+)\s+(?:[a-z]+ly\s+|(?:also|still|"
+                         r"now|again|just|already|never|always|often|then|too|even|once)\s+)?"
+                         r"(?:prefers|likes|"
                          r"wants|asked|asks|said|says|thinks|will|is|was|has|needs|insisted|"
                          r"suggested|agreed|proposed|owns|leads|hates|dislikes|again)\b", re.M)
 # A Chinese person is found as the two or three characters before a verb only a person does
@@ -56,6 +60,7 @@ _VERB_FIRST_RE = re.compile(r"^(Wants|Prefers|Likes|Dislikes|Hates|Thinks|Needs|
                             r"Suggested|Proposed|Asked for)\b")
 _ZH_VERB_FIRST_RE = re.compile(r"^(?:希望|更喜欢|喜欢|不喜欢|偏好|认为|建议|要求)")
 _ZH_PRONOUN_RE = re.compile(r"^(他|她)(?!们)")
+_ZH_INNER_PRONOUN_RE = re.compile(r"(他|她)(?!们)")
 _NOT_NAMES = frozenset(tx._COMMON_CAPS) | {"Debugging", "Platform", "Weekly", "Team", "Sync",
                                            "Meeting", "Notes", "Retro", "Review", "Call"}
 
@@ -117,7 +122,15 @@ def resolve(text: str, person: str | None) -> str:
     if tx.is_cjk_text(text):
         if _ZH_VERB_FIRST_RE.match(text):
             return person + text  # "希望发布提前一天" in a 1:1 with 王芳
-        return _ZH_PRONOUN_RE.sub(person, text, count=1)
+        if _ZH_PRONOUN_RE.match(text):
+            return _ZH_PRONOUN_RE.sub(person, text, count=1)
+        # A topic put first ("recon 重构她很想做，…"): the first clause's pronoun is still the
+        # statement's subject when no one is named before it.
+        m = _ZH_INNER_PRONOUN_RE.search(re.split(r"[，,。；;！!？?：:]", text, maxsplit=1)[0])
+        if m and not re.search(rf"[A-Z][a-z]+|{re.escape(person)}", text[:m.start()]) and \
+                subject_of(text[:m.start()]) is None:
+            return text[:m.start()] + person + text[m.end():]
+        return text
     m = _VERB_FIRST_RE.match(text)
     if m:
         return f"{person} {m.group(1).lower()}{text[m.end():]}"  # "Wants a second SRE ..."
@@ -127,7 +140,35 @@ def resolve(text: str, person: str | None) -> str:
     rest = text[m.end():]
     if m.group(0).lower().endswith("'s"):
         return f"{person} is{rest}"  # "She's moving to Berlin"
+    short = re.match(r"['’](ll|d|ve)\b", rest)
+    if short:  # "She'll enforce it" -> "Ines will enforce it"
+        word = {"ll": "will", "d": "would", "ve": "has"}[short.group(1)]
+        return f"{person} {word}{rest[short.end():]}"
     return f"{person}{rest}"
+
+
+_SPEAKER_RE = re.compile(r"^([A-Z][a-z]+|[\u4e00-\u9fff]{2,3})\s*[:：]\s")
+_NOT_SPEAKERS = frozenset({"Me", "We", "Note", "Update", "Todo", "Reason", "Why", "Status"})
+
+
+def resolve_sentences(text: str, person: str | None) -> str:
+    """`resolve` for every sentence of an English list item, not only its first: "Me: asked
+    about leading the recon rewrite. She's open to it" -> "... Dana is open to it". A sentence
+    that names its own subject hands the pronouns after it to that person."""
+    if not person or tx.is_cjk_text(text):
+        return text
+    parts = tx.sentences(text, clauses=False)
+    if len(parts) < 2 or not any(_PRONOUN_RE.match(p) for p in parts[1:]):
+        return text
+    speaker = _SPEAKER_RE.match(parts[0])
+    if speaker and _clean(speaker.group(1)) and speaker.group(1) not in _NOT_SPEAKERS:
+        person = speaker.group(1)  # "刘洋: month-start peak today. He's on it"
+    out = []
+    for i, part in enumerate(parts):
+        subject = subject_of(part)
+        out.append(resolve(part, person) if i else part)
+        person = subject or person
+    return " ".join(out)
 
 
 _PERSON_FACT_RE = re.compile(

@@ -147,6 +147,29 @@ def _field(line: str) -> tuple[bool, str]:
     return True, (tx.capitalised(claim) if claim else "")
 
 
+# What a description cannot say: a sentence that points at what is around it in the note (`I
+# noticed the following.`, `... includes this snippet.`, `That's the database file, ...`,
+# `... tell you to do this.`, `values like this.`) or says only where the tip came from (`Tip
+# via Mark on Twitter.`). A description is read alone, in a list of search hits. (A sentence
+# that opens with its demonstrative, `This recipe commits the file ...`, says what it is about.)
+_POINTS_AT_RE = re.compile(
+    r"\b(?:the following|as follows|that last|see (?:above|below)|"
+    r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
+    r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
+    r"script|code|example|bit)\b|\b(?:like (?:this|so)|above|below)\W*$|"
+    r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b", re.I)
+_PROVENANCE_RE = re.compile(r"^(?:(?:hat[- ])?tip|h/t|via|thanks to|credit to|found via|"
+                            r"spotted via)\b", re.I)
+
+
+def stands_alone(sentence: str) -> bool:
+    """Whether an English sentence can be read without the note around it (see above)."""
+    plain = tx.without_code_marks(sentence).strip()
+    if not plain or tx.is_cjk_text(plain):
+        return True
+    return not (_POINTS_AT_RE.search(plain) or _PROVENANCE_RE.match(plain))
+
+
 def _fragment(line: str) -> bool:
     """A piece of a list's sentence (`a table payout_outbox(...) written in the same
     transaction as the payout row;`): it goes on in the next item."""
@@ -161,7 +184,9 @@ def _gist(summary: str, lines: Sequence[str]) -> str:
     accepted`, `Non-goals: ...`; a label's own clause is the claim: `Rule of thumb: X` says
     X), no fragment of a list item, and, when it introduces what follows it, a claim of its
     own (`The awk program adds a prefix, for example:` without its `for example`). The
-    summary when none is."""
+    summary when none is. Nothing when that sentence cannot be read alone (`Tip via Mark on
+    Twitter.`, `I noticed the following.`): the line after it is no better (it may be another
+    note's, merged into the node), and the description names the topic instead."""
     text = tx.clean_statement(summary)
     for n, line in enumerate([text, *lines]):
         line = tx.clean_statement(line).removeprefix("- ")
@@ -184,7 +209,7 @@ def _gist(summary: str, lines: Sequence[str]) -> str:
             if not claim or short or tx.leans_on_context(claim):
                 continue
             first = claim + ("。" if tx.is_cjk_text(claim) else ".")
-        return first
+        return first if stands_alone(first) else ""
     return text
 
 
@@ -204,6 +229,8 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
         cause = next((p.text for p in parsed if p.role == "cause"), "")
         return procedure_description(name, steps, lang, debug=debug, cause=cause)
     text = _gist(summary, [p.text for p in parsed if p.role == "text"])
+    if not text and name:  # nothing the note says stands alone: what the node is about
+        text = tx.without_code_marks(name).rstrip(".。") + ("。" if lang == "zh" else ".")
     first = tx.without_code_marks(tx.first_sentence(text)) if text else ""
     first = first or tx.without_code_marks(text)
     if len(first) > DESCRIPTION_CHARS:

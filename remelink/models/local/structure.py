@@ -240,6 +240,8 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             for piece in pieces:
                 subject = people.subject_of(piece)
                 piece = people.resolve(piece, person)
+                if k in ("num", "item"):
+                    piece = people.resolve_sentences(piece, subject or person)
                 person = subject or person
                 if people.about_person(piece, subject or person) and not _is_chatter(piece):
                     _person_fact(found, note, piece, index, s_index)

@@ -460,6 +460,9 @@ def first_sentence(text: str) -> str:
 
 # Words a phrase cannot end on: they need what follows (`... fetched again from`, `... on PyPI
 # we`). A title cut to a few words drops them.
+# Where a long title may end: before one of these words the phrase before it is whole.
+TITLE_CUT_BEFORE = word_set("""with for to at in on from about into by of and or as like over
+through during across around near than that because unless so but""")
 DANGLING = frozenset(_STOP_TAIL) | word_set("""from into onto over under about after before via per
 was were been being we i you they it he she them us these those not no can could will would
 should must may might has have had do does did because while then your whose whom since until
@@ -503,6 +506,9 @@ def _is_lead_in(clause: str) -> bool:
     return first in _LEAD_INS or (len(words) == 1 and first.endswith("ly"))
 
 
+_ZH_BARE_PRONOUN_RE = re.compile(r"[他她](?!们)")
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
@@ -518,7 +524,11 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         # A colon or comma between digits is part of a number ("01:10", "1,000"), not a break.
         clauses = [c.strip() for c in re.split(r"[，。；;：！？!?]|(?<!\d)[,:]|[,:](?!\d)", text)
                    if c.strip()]
-        clause = _cue_clause(clauses) if clauses else text
+        # A clause that names its person beats one that says 她/他 (SPEC §11: a title is
+        # never about a bare pronoun): "recon 重构陈静很想做，Dana 那边也同意让她一起".
+        named = [c for c in clauses if not _ZH_BARE_PRONOUN_RE.search(c)]
+        clause = _cue_clause(named if named and len(named) < len(clauses) else clauses) \
+            if clauses else text
         asked = _ZH_ASKED_RE.match(text)
         if asked and clause == clauses[0]:
             # "何伟问 hotfix 要不要发布单：要，事后补": a question is no title without its answer.
@@ -568,7 +578,16 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         clause = f"{clause}, {clauses[1]}"
     words = clause.split()
     if len(words) > max_words:
-        words = words[:cut_words]
+        # Cut at `cut_words`, less the words there that need what follows; a cut inside a
+        # phrase ("Felix would rather get review comments as GitHub | suggestions than as
+        # Slack messages") runs on to where the phrase ends, before the next preposition or
+        # conjunction within `max_words`.
+        cut = cut_words
+        if words[cut - 1].lower().strip("'’") not in DANGLING and \
+                words[cut].lower() not in TITLE_CUT_BEFORE:
+            cut = next((i for i, w in enumerate(words[:max_words + 1])
+                        if i > cut_words and w.lower() in TITLE_CUT_BEFORE), cut_words)
+        words = words[:cut]
         while len(words) > 1 and words[-1].lower().strip("'’") in DANGLING:
             words.pop()
     title = " ".join(words).strip(" .,:;")
@@ -637,8 +656,11 @@ _UNIT_WORDS = {
     "行": "line", "line": "line", "lines": "line", "page": "page", "pages": "page", "页": "page",
     "time": "x", "times": "x", "次": "x", "位": "digit", "digits": "digit", "digit": "digit",
 }
+# A number is not part of a Latin word or identifier (`v2`, `p99`, `x.25`), but it may follow a
+# Chinese character: "中国2起交通事故造成47人死亡", "封版3天" state 2, 47 and 3 (CJK is `\w`,
+# and a `\w` lookbehind saw no number there).
 _NUM_RE = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
+    r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
     r"(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位|轮|条|台|倍|项|名|人|份|遍)?")
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "twenty": 20, "thirty": 30,
@@ -648,7 +670,16 @@ _CJK_MEASURES = "个位次天周年月小分秒行页轮条台倍项名人份遍
 _WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
                           r"thirty|hundred)\b|"
                           rf"([一两二三四五六七八九十])(?=[{_CJK_MEASURES}])", re.I)
-_DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})年(\d{1,2})月(\d{1,2})日")
+_DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")
+# A date with its month named: "July 4, 2012", "May 30 2012", "4 July 2012" (a year, so that it
+# names one day).
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH_DATE_RE = re.compile(
+    r"\b(?:(?P<m1>january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?|(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+"
+    r"(?P<m2>january|february|march|april|may|june|july|august|september|october|november|"
+    r"december),?)\s+(?P<y>\d{4})\b", re.I)
 _WEEKDAY_RE = re.compile(r"\b(?:on|from|until|till|by|every|each|starts?|ends?|not|than|of)\s+"
                          r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
                          r"(?:每)?(周[一二三四五六日天]|星期[一二三四五六日天])", re.I)
@@ -696,10 +727,14 @@ class Facts:
 def facts(text: str) -> Facts:
     text = clean_statement(text)
     quantities: set[tuple[str, float]] = set()
-    dates = {"-".join(g for g in m.groups() if g) for m in _DATE_RE.finditer(text)}
+    # One form for a day however it is written (2026-03-02, 2026年3月2日, March 2, 2026).
+    dates = {"{}-{:02d}-{:02d}".format(*(int(g) for g in m.groups() if g))
+             for m in _DATE_RE.finditer(text)}
+    dates |= {f"{m['y']}-{_MONTHS.index((m['m1'] or m['m2']).lower()) + 1:02d}-"
+              f"{int(m['d1'] or m['d2']):02d}" for m in _MONTH_DATE_RE.finditer(text)}
     # A weekday a schedule names is a date it states ("starts on Thursday" vs "on Wednesday").
     dates |= {(m.group(1) or m.group(2)).lower() for m in _WEEKDAY_RE.finditer(text)}
-    scrubbed = _DATE_RE.sub(" ", text)
+    scrubbed = _MONTH_DATE_RE.sub(" ", _DATE_RE.sub(" ", text))
     for m in _NUM_RE.finditer(scrubbed):
         raw, unit = m.group(1), (m.group(2) or "")
         try:

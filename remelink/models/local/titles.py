@@ -82,5 +82,4 @@ def fact_title(statement: str, speaker: str = "", *, max_words: int = 12) -> str
     return tx.capitalised(title) if title else text[:60]
 
 
-_CUT_BEFORE = tx.word_set("""with for to at in on from about into by of and or as like over through
-during across around near than that""")
+_CUT_BEFORE = tx.TITLE_CUT_BEFORE
