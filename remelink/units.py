@@ -30,6 +30,16 @@ BUCKET_SYNONYMS = {
     "wiki": "wiki", "knowledge": "wiki", "concept": "wiki", "concepts": "wiki",
 }
 SOURCE_EXTS = (".md", ".markdown", ".txt")
+# The kind of a unit that is one line of a note (a meeting's decision, a review's "as the guide
+# says"), given besides the note's own units: it may only update a node of another note. One
+# that changed nothing (no such node) did nothing: it is no action of the run (the run report,
+# its counts and `status` leave it out; the audit trail keeps its receipt).
+LINE_KIND = "echo"
+
+
+def quiet(kind: str, ok: bool, changed: bool) -> bool:
+    """A line's unit (LINE_KIND) that was integrated and changed nothing."""
+    return kind == LINE_KIND and ok and not changed
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from remelink.vault.notes import parse_text
 def units(body: str, name: str = "note.md") -> list[dict[str, object]]:
     note = parse_text(f"daily/2026-03-05/{name}", body)
     found, _ = extract.extract([(note, {})])
-    return found
+    # A line's own unit (kind echo) only updates another note's node: not the note's units.
+    return [u for u in found if u.get("kind") != extract.ECHO]
 
 
 def said(unit: dict[str, object]) -> str:

@@ -259,3 +259,33 @@ def test_a_link_label_carries_no_code_of_the_other_nodes_name() -> None:
     assert "`" not in sentence and "mlk8s" in sentence
     # The code guard finds no code in it that the unit's notes would have to hold.
     assert invented(sentence, [], ["GPU rules changed"]) == []
+
+
+def test_a_chinese_line_per_the_rules_restates_an_english_policy_line() -> None:
+    """Issue 21e: across languages a standing cue ("按规定") and two things the Chinese line
+    names (`canary`, `rollback`) that one English sentence says are the point said again; the
+    counted thing is named in two languages ("两次" / "two"), so only the value is compared."""
+    head = decide.text_of("Release policy (payments)", "Applies to every payments service.")
+    body = ("Applies to every payments service.\n\n- Deploys go out on Tuesdays only.\n"
+            "- A canary that fails two checks triggers a rollback at once.\n")
+    unit = "王磊说这次按规定，canary 连续两次检查失败就直接 rollback。"
+    c = decide.compare(unit, head, body)
+    assert c.restated and c.label == "same_abstraction"
+    # One shared word is a topic, not the point; another value is no restatement.
+    assert not decide.compare("王磊说按规定 canary 要看监控。", head, body).restated
+    assert not decide.compare("王磊说这次按规定，canary 连续三次检查失败就直接 rollback。",
+                              head, body).restated
+
+
+def test_numbers_across_languages_compare_their_values() -> None:
+    """"五个工作日" and "5 working days" count one thing in two languages; "3 小时" and "3 天"
+    in one language count two things."""
+    from remelink.models.local import text as tx
+
+    def conflict(a: str, b: str) -> tuple[str, str] | None:
+        return decide._numbers_conflict(tx.facts(a), tx.facts(b), a, b)
+
+    node = "A postmortem is due within 5 working days."
+    assert conflict("复盘文档五个工作日内完成。", node) is None
+    assert conflict("复盘文档七个工作日内完成。", node) is not None
+    assert conflict("gc_grace_seconds 改成 3 天。", "gc_grace_seconds 改成 3 小时。") is not None

@@ -20,7 +20,8 @@ PATH = "daily/2026-03-05/sync.md"
 
 def units(body: str, path: str = PATH) -> list[dict[str, object]]:
     found, _ = extract.extract([(parse_text(path, body), {})])
-    return found
+    # A line's own unit (kind echo) only updates another note's node: not the note's units.
+    return [u for u in found if u.get("kind") != extract.ECHO]
 
 
 def said(unit: dict[str, object]) -> str:

@@ -375,6 +375,18 @@ class State:
                 run.update({"finished": now(), "interrupted": True, "ok": False})
         return out
 
+    def forget_unit(self, uid: str) -> list[str]:
+        """Drop a unit that did nothing (a line's unit that changed nothing, units.quiet): its
+        notes are checkpointed on their other units. Returns the inputs whose lists changed."""
+        rec = self.units.pop(uid, None)
+        touched = []
+        for path in rec.unit.paths if rec is not None else ():
+            record = self.inputs.get(path)
+            if record is not None and uid in record.units:
+                record.units = [u for u in record.units if u != uid]
+                touched.append(path)
+        return touched
+
     def note_written(self, target: str) -> None:
         if self.track_tags and target and target not in self.pending_tags:
             self.pending_tags.append(target)

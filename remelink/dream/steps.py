@@ -23,7 +23,7 @@ from remelink.integrate import (
     integrate_unit,
 )
 from remelink.models.base import Usage
-from remelink.units import Unit
+from remelink.units import Unit, quiet
 from remelink.vault.paths import disk_path
 from remelink.vault.resolve import VaultFiles
 
@@ -187,13 +187,22 @@ def integrate_step(ctx: RunContext) -> None:
         with ctx.state_lock:
             rec = state.units[unit.id]
             attempts = rec.attempts + (1 if charge else 0)
+        # A line's unit that changed nothing did nothing: no decision of the run (no audit
+        # line, no outcome, not counted), and the checkpoint forgets it.
+        silent = quiet(unit.kind, result.ok, result.changed)
         # The audit line goes first: once it says done, recovery counts the unit as done even
         # if the run dies before the state below is saved.
-        ctx.audit.record(_audit_entry(ctx, result, attempts, usage))
+        if not silent:
+            ctx.audit.record(_audit_entry(ctx, result, attempts, usage))
         with ctx.state_lock:
             rec.attempts = attempts
             rec.run = run_id
-            if result.ok:
+            forgot: list[str] = []
+            if silent:
+                # Its note is checkpointed on its other units (killed before this is saved,
+                # it is pending: integrated again, it changes nothing again).
+                forgot = state.forget_unit(unit.id)
+            elif result.ok:
                 rec.status, rec.action, rec.target, rec.error = \
                     "done", result.action, result.target, None
                 rec.commit_hash = result.content_hash
@@ -215,23 +224,31 @@ def integrate_step(ctx: RunContext) -> None:
             error = result.error
             if transient and not charge:
                 error = f"{error} (an outage: no attempt used)"
-            ctx.report.units.append(UnitOutcome(
-                id=unit.id, name=unit.name, bucket=unit.bucket, paths=list(unit.paths),
-                status=result.status, action=result.action, target=result.target,
-                note=result.note, error=error, attempts=attempts,
-                tokens_in=usage.prompt_tokens, tokens_out=usage.completion_tokens,
-                steps=result.steps, repairs=result.repairs,
-                duration_ms=round(result.seconds * 1000), over_budget=result.over_budget,
-                raced=result.raced))
+            if silent:
+                for entry in ctx.report.inputs.values():
+                    if unit.id in (entry.get("units") or []):  # extracted by this run
+                        entry["units"] = [u for u in entry["units"] if u != unit.id]
+                        ctx.report.units_extracted -= 1
+                        break
+            else:
+                ctx.report.units.append(UnitOutcome(
+                    id=unit.id, name=unit.name, bucket=unit.bucket, paths=list(unit.paths),
+                    status=result.status, action=result.action, target=result.target,
+                    note=result.note, error=error, attempts=attempts,
+                    tokens_in=usage.prompt_tokens, tokens_out=usage.completion_tokens,
+                    steps=result.steps, repairs=result.repairs,
+                    duration_ms=round(result.seconds * 1000), over_budget=result.over_budget,
+                    raced=result.raced))
             ctx.report.tokens_in += result.usage.prompt_tokens
             ctx.report.tokens_out += result.usage.completion_tokens
             if transient and charge:
                 charged.append(unit.id)
-            ctx.save_state(units=[unit.id], meta=bool(result.ok and result.changed))
+            ctx.save_state(units=[unit.id], inputs=forgot, meta=bool(result.ok and result.changed))
         if outage.tripped:
             refund()  # the transient failures that showed the outage cost no attempt
         ctx.reporter.advance("integrate", f"{result.action or 'FAILED'} "
-                                          f"{result.target or unit.name}")
+                                          f"{result.target or unit.name}" if not silent else
+                             f"{unit.name}: nothing to update")
 
     def finish() -> None:
         if run_errors:

@@ -657,6 +657,10 @@ def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
     count two things."""
     def counted(f: tx.Facts, other: tx.Facts, other_text: str) -> tx.Facts:
         values = {v for _, v in other.quantities}
+        if across(a_text, b_text):
+            # Across English and Chinese what a number counts is named in two languages
+            # ("五个工作日" / "5 working days"): only the values can be compared.
+            return replace(f, quantities=frozenset(("", v) for _, v in f.quantities))
         # A word the other text counts with a number of its own is counted on both sides:
         # "above 1 messages for 7 minutes" / "above 7 messages for 7 minutes" differ.
         theirs = {u for u, _ in other.quantities}
@@ -1056,6 +1060,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf) or \
         person_conflict(unit_text, passage)
+    if ent and len(sentences) > 2:
+        # A document names its subject at its opening; a line deeper in it that the unit sets
+        # another value of, naming what the unit names (`P0`), is what the unit is about.
+        line = disagreement(unit_text, sentences[2:], idf)
+        if line is not None and entity_conflict(unit_text, line.sentence) is None and \
+                person_conflict(unit_text, line.sentence) is None and \
+                set(named_tokens(unit_text, names_too=False)) & \
+                set(named_tokens(line.sentence, names_too=False)):
+            ent = None
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
     swap = replaced(unit_text, sentences, idf) if handed is None else None
@@ -1157,6 +1170,34 @@ def shared_identifiers(unit_text: str, node_text: str) -> set[str]:
     return mine & set(named_tokens(node_text, names_too=False))
 
 
+_HAS_CJK_RE = re.compile(f"[{tx.CJK}]")
+
+
+def across(a: str, b: str) -> bool:
+    """One text is Chinese and the other has no Chinese at all (a Chinese text may be mostly
+    identifiers and numbers: "gc_grace_seconds 改成 3 天" is not English)."""
+    return bool(_HAS_CJK_RE.search(a)) != bool(_HAS_CJK_RE.search(b))
+
+
+def said_across(unit_text: str, node_text: str) -> set[str]:
+    """Across English and Chinese, the Latin words of the Chinese text (`shadow`, `primary`:
+    there they name a thing) that the English text says as plain words."""
+    if not across(unit_text, node_text):
+        return set()
+    cjk, latin = (unit_text, node_text) if _HAS_CJK_RE.search(unit_text) else \
+        (node_text, unit_text)
+    return {t for t in named_tokens(cjk, names_too=False)
+            if t.isascii() and len(t) > 2 and says(latin, t)}
+
+
+def says(text: str, token: str) -> bool:
+    """The text writes the token (a name, an identifier) as a word of its own, in any case."""
+    if not token.isascii():
+        return token.casefold() in text.casefold()
+    return re.search(rf"(?<![\w-]){re.escape(token.casefold())}(?![\w-])",
+                     text.casefold()) is not None
+
+
 def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], lexical: float,
                       lang: str, idf: IdfFn, *, linked: bool = False) -> bool:
     """The unit says the node's point again: it says so (a cue of repetition or of a standing
@@ -1174,19 +1215,32 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
         return False
     node_text = f"{node_head} {' '.join(sentences)}"
     shared = shared_identifiers(unit_text, node_text)
-    if not shared:
+    said = said_across(unit_text, node_text)
+    if not (shared or said):
         return False
     on_topic = lexical >= thresholds(False, lang)[1] / 2
     # What the node is about: an identifier its name or description writes, or most of its
     # name and description (a plain word such as `hotfix` is named by many rules).
+    # Or, for a note that links the node's note and says it follows it ("use `page_token`,
+    # per the [[api-style-guide]]"), an identifier of the node's body: a document names its
+    # subject at its head, each of its rules deeper in.
+    # Or, across languages, one sentence of the node says two of the things the unit names
+    # ("按规定要 shadow 满两轮才能做 primary" / "New people shadow two full rotations before they
+    # go primary"): one shared word (`on-call`) is a topic, two are the point.
     about = bool({t for t in shared if is_identifier(t)} &
                  set(named_tokens(node_head, names_too=False))) or \
-        coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED
+        any(sum(says(s, t) for t in said) >= 2 for s in sentences) or \
+        coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED or \
+        (linked and cue and any(is_identifier(t) for t in shared))
     # A link alone is about the whole note: the unit must also be on the node's topic.
     if not (about if cue else (on_topic and about)):
         return False
     mine = tx.facts(_assertive(unit_text)).quantities
-    return mine <= tx.facts(node_text).quantities
+    theirs = tx.facts(node_text).quantities
+    if across(unit_text, node_text):
+        # Across languages only the values can be compared ("两轮" / "two full rotations").
+        return {v for _, v in mine} <= {v for _, v in theirs}
+    return mine <= theirs
 
 
 # Across English and Chinese the words cannot be compared; the offline embedder places a

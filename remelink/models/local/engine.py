@@ -277,9 +277,12 @@ class LocalModel:
             # the nodes it should link, which the name and summary alone may not mention.
             details = " ".join(p.partition(": ")[2] or p for p in points)
             queries = [f"{name} {summary} {details}".strip()[:1500]]
-            if name and len(summary) > 40:
+            # A line's unit is named after the line, and its names are in the query of its
+            # names below: it searches neither again (searches are most of its cost).
+            echo = str(unit.get("kind") or "") == extract.ECHO
+            if name and len(summary) > 40 and not echo:
                 queries.append(name)
-            phrases = tx.name_phrases(" ".join([summary, *points]))
+            phrases = tx.name_phrases(" ".join([summary, *points])) if not echo else []
             if phrases:
                 # Names written in the text (`Space Script`, `block-anchors`): recall the nodes
                 # they may name, which a long query's rarest terms can miss.
@@ -493,8 +496,13 @@ class LocalModel:
         # A runbook, a document's topic, a unit of many points: never one statement said again.
         document = str(unit.get("kind") or "") in ("procedure", "topic") or \
             bucket == "procedure" or len(points) > 2
+        echo = str(unit.get("kind") or "") == extract.ECHO
+        # A line's unit only updates a node of another note: its own note's nodes are not
+        # compared (the comparison is most of a unit's cost).
+        home = [p for p, n in notes.items() if p.startswith(digest) and
+                any(f"[[{s}" in n.body for s in paths)] if echo else []
         for path, note in notes.items():
-            if path.startswith(digest):
+            if path.startswith(digest) and path not in home:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
                                                      links=linked_paths, document=document)))
         compared.sort(key=lambda pc: -pc[1].lexical)
@@ -525,6 +533,23 @@ class LocalModel:
         order = {"same_abstraction": 0, "related": 1, "unrelated": 2}
         compared.sort(key=lambda pc: (order[labels[pc[0]]], -pc[1].score))
         same = [(p, c) for p, c in compared if labels[p] == "same_abstraction"]
+        if echo:
+            # A line of a document that changes a value or says a point again: it updates the
+            # node of another note that holds the point (CORRECT, or CORROBORATE when said
+            # again), never its own note's node, and creates nothing when there is none: it
+            # stays in its note's node (nothing written: no action of the run, units.quiet).
+            # A CORRECT only of a sentence that names a thing the line names (a system, a
+            # setting, a person): two lines sharing only a measure ("p99 11 ms" of one index,
+            # "p99 12 ms" of another server) are about different things.
+            same = [(p, c) for p, c in same
+                    if (c.conflict_kind in decide.CORRECTABLE and c.old_sentence and
+                        _names_shared(summary, c.old_sentence)) or c.restated]
+            if not same and home:
+                stays = "这一行留在其笔记的节点中。" if lang == "zh" else \
+                    "The line stays in its note's node."
+                return answer({"action": "CORROBORATE", "target_path": home[0], "note": stays,
+                               "classification": {h.path: labels.get(h.path, "unrelated")
+                                                  for h in hits}})
         target = same[0][0] if same else ""
         links = relate.choose(
             raw_text=" ".join([name, summary, *points]), lang=lang, paths=paths, hits=hits,
@@ -568,6 +593,7 @@ class LocalModel:
         # A stale hit may name the very file being created: a node never links to itself.
         related = [r for r in related if r[0] != free_path]
         kind = str(unit.get("kind") or "")
+        kind = "" if kind == extract.ECHO else kind
         role = kind or _default_role(bucket)
         if role == "rule" and not tx.states_rule(summary):
             role = "fact"  # a Sources sentence calls nothing a rule the note does not state as one
@@ -860,6 +886,21 @@ def _other_value(values: frozenset[tuple[str, float]], text: str) -> bool:
     theirs = tx.facts(text).quantities
     return any(unit and unit == other and value != number and (unit, number) not in values
                for unit, value in values for other, number in theirs)
+
+
+_MEASURE_RE = re.compile(r"^(?:p\d{2,4}|\d[\d.,]*\w{0,3})$", re.I)  # p99, 12ms, 5xx
+
+
+def _names_shared(line: str, sentence: str) -> bool:
+    """The line and the sentence name one thing (an identifier, a product, a person), not
+    only a measure (`p99`)."""
+    def named(text: str) -> set[str]:
+        return {t.casefold() for t in decide.named_tokens(text) if not _MEASURE_RE.match(t)}
+
+    # A name that opens a sentence is not told from a capitalised word by itself ("Dana
+    # pushed back"): one side names it, the other need only say it.
+    return any(decide.says(line, t) for t in named(sentence)) or \
+        any(decide.says(sentence, t) for t in named(line))
 
 
 def _linked_query(path: str) -> str:

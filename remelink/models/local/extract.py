@@ -11,12 +11,14 @@ every unit found is returned.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from remelink.models.local import decide, profile, structure, transcript, when
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
+from remelink.units import LINE_KIND
 from remelink.vault.notes import Note
 
 SameFn = Callable[[str, str], bool]
@@ -108,6 +110,50 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
     kept.weight += 1.0
 
 
+ECHO = LINE_KIND  # the kind of a line's own unit: it may only update a node of another note
+_CODE_FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
+_LINE_MARK_RE = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)")
+
+
+def _echoes(text: str) -> bool:
+    """The sentence changes a value (a decision, a correction, a value set from then on) or
+    says a point again or as it stands."""
+    return decide.decides(text) or tx.has_cue(
+        text, decide.CORRECTION_CUES + decide.RESTATEMENT_CUES + decide.STANDING_CUES)
+
+
+def echo_lines(note: Note, cands: Sequence[Candidate], index: int) -> list[Candidate]:
+    """A unit of its own for each line of the note that changes a value or says a point
+    again (in one of its sentences), where no unit of the note states just that line (a
+    meeting's or review's line inside the document's node): compared with the nodes of other
+    notes, it can CORRECT or CORROBORATE the node that holds the point (SPEC §7.2: one unit,
+    one node). The engine lands it nowhere new: with no node of another note the same, it
+    stays in its note's node."""
+    if not cands:
+        return []  # a note that gives nothing (chatter, a lunch plan) says nothing again
+    own = [tx.clean_statement(c.statement).casefold() for c in cands
+           if c.kind not in ("procedure", "topic", "debug") and c.statement]
+    out: list[Candidate] = []
+    fenced = False
+    for n, raw in enumerate(note.body.splitlines()):
+        if _CODE_FENCE_RE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced or raw.lstrip().startswith(("#", "|")):
+            continue
+        line = tx.clean_statement(_LINE_MARK_RE.sub("", raw).replace("**", ""))
+        if not structure.long_enough(line) or \
+                not any(_echoes(x) for x in tx.sentences(line, clauses=False)):
+            continue
+        key = line.casefold()
+        if any(o in key for o in own if len(o) >= 10):
+            continue  # a unit of the note states just this
+        out.append(Candidate(kind=ECHO, bucket="wiki", name=tx.title_from(line),
+                             statement=line, points=[], paths=[note.path],
+                             weight=1.0, order=(index, 1000 + n)))
+    return out
+
+
 def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None
             ) -> tuple[list[dict[str, object]], dict[str, str]]:
     """Units (as the mappings an LLM would return) for a batch of notes, and for every note
@@ -116,6 +162,7 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
     said: list[profile.Said] = []
     speakers: set[str] = set()
     skipped: dict[str, str] = {}
+    echoes: list[Candidate] = []
     for index, (note, meta) in enumerate(notes):
         conversation = conversation_facts(note, meta, index)
         if conversation is not None:
@@ -127,6 +174,7 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
             continue
         cands, reason = structure.note_candidates(note, meta, index)
         candidates += cands
+        echoes += echo_lines(note, cands, index)
         if not cands:
             skipped[note.path] = reason
     # Facts about people are grouped by topic across the whole batch (profile.py); other
@@ -137,7 +185,8 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
         if item.path not in told and item.path not in skipped:
             skipped[item.path] = ("a conversation with only passing remarks: nothing anyone "
                                   "tells about themselves is specific enough to keep")
-    units = sorted(merge(candidates, same) + people, key=lambda c: c.order)
+    # A note's echoes merge with nothing: each is compared with the nodes on its own.
+    units = sorted(merge(candidates, same) + people + echoes, key=lambda c: c.order)
     out: list[dict[str, object]] = []
     for c in units:
         summary = c.statement

@@ -113,7 +113,9 @@ def short(claim: str, lang: str) -> str:
     text = _ANNOUNCED_RE.sub("", text) or text
     text = text[:1].upper() + text[1:] if lang == "en" else text
     if lang == "zh":
-        return text if len(text) <= 40 else tx.title_from(text, max_cjk=40)
+        # Measured in characters, a Latin word (`shadow`, `on-call`) counting as one.
+        size = len(re.sub(r"[A-Za-z0-9_.\-/]+", "x", re.sub(r"\s+", "", text)))
+        return text if size <= 40 else tx.title_from(text, max_cjk=40)
     if len(text.split()) <= CLAIM_WORDS:
         return text
     return tx.title_from(text, max_words=CLAIM_WORDS, cut_words=CLAIM_WORDS - 2)

@@ -41,6 +41,11 @@ _LABEL_LINE_RE = re.compile(r"^(?P<label>[^:：`,，;；。.!?！？]{2,30}?)\s*
 _MARKUP_RE = re.compile(r"<[^<>\n]{0,4000}>|!\[[^\]\n]{0,1000}\]\([^)\n]{0,4000}\)")
 
 
+def long_enough(text: str) -> bool:
+    """Long enough to state something on its own."""
+    return _long_enough(text)
+
+
 def _long_enough(text: str) -> bool:
     if tx.is_cjk_text(text):
         return len(re.findall(f"[{tx.CJK}]", text)) >= MIN_CJK
