@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from remelink.models.local import decide
+from remelink.models.local import text as tx
 
 EN_NAMES = ("Alice", "Bruno", "Carmen", "Dmitri", "Esther", "Farid", "Greta", "Hiroshi")
 ZH_NAMES = ("张伟", "李娜", "王芳", "刘洋", "陈静", "杨帆", "赵磊", "黄敏")
@@ -152,3 +153,20 @@ def test_one_day_in_any_form_is_one_date() -> None:
 
     forms = ("2026-03-02", "2026年3月2日", "2026 年 3 月 2 日", "March 2, 2026", "2 March 2026")
     assert {d for f in forms for d in tx.facts(f"上线日期 {f}").dates} == {"2026-03-02"}
+
+
+@pytest.mark.parametrize(("text", "cued"), [
+    ("Run the tests against a specific Python version.", False),  # "again" in "against"
+    ("The reviewers disagreed about the page size.", False),      # "agreed" in "disagreed"
+    ("We distill the logs nightly.", False),                      # "still" in "distill"
+    ("The fix is unconfirmed.", False),                           # "confirmed"
+    ("Dana said it again: status goes in #settle-status.", True),
+    ("Decision: pages go through incident.io.", True),
+    ("The retention is still 14 days.", True),
+    ("我们再次约定每 14 天轮换 vault token。", True),
+])
+def test_a_cue_of_restating_or_deciding_is_a_whole_word(text: str, cued: bool) -> None:
+    cues = decide.RESTATEMENT_CUES + decide.STANDING_CUES + decide.DECISION_CUES
+    assert tx.has_word_cue(text, cues) is cued
+    if not cued:
+        assert not decide.decides(text)

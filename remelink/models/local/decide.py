@@ -547,7 +547,7 @@ _CHANGE_TO_RE = re.compile(
 def decides(text: str) -> bool:
     """The text sets a value from then on: a decision cue, a starting point in time, or a
     value it changes to."""
-    return tx.has_cue(text, DECISION_CUES) or _FROM_THEN_RE.search(text) is not None or \
+    return tx.has_word_cue(text, DECISION_CUES) or _FROM_THEN_RE.search(text) is not None or \
         _CHANGE_TO_RE.search(text) is not None
 
 
@@ -601,7 +601,7 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
             if rejected.dates & n_dates and not u_facts.dates & n_dates:
                 return Disagreement("date", f"{min(u_facts.dates)} vs "
                                             f"{min(rejected.dates & n_dates)}", sentence, True)
-    cue = tx.has_cue(unit_text, CORRECTION_CUES)
+    cue = tx.has_word_cue(unit_text, CORRECTION_CUES)
     decided = decides(unit_text)
     whole = tx.facts(unit_text)
     # About the same point: alike, or the unit says everything the node sentence says (with
@@ -678,7 +678,7 @@ def _states_change(sentence: str) -> bool:
     "we decided on 4"): a unit worded the same way ("改成 3 天") states another change, not a
     correction of this one. A cue is evidence of a correction only where it is the unit's own
     (pairs zh-116 and zh-128 of the realistic-vault `tune` half merged on it)."""
-    return tx.has_cue(sentence, CORRECTION_CUES) or decides(sentence)
+    return tx.has_word_cue(sentence, CORRECTION_CUES) or decides(sentence)
 
 
 def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
@@ -748,7 +748,7 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
                 continue
             values = _numbers_conflict(mine, tx.facts(sentence), statement, sentence)
             if values:
-                explicit = (tx.has_cue(statement, CORRECTION_CUES) or decides(statement)) and \
+                explicit = (tx.has_word_cue(statement, CORRECTION_CUES) or decides(statement)) and \
                     not _states_change(sentence)
                 return Disagreement("number", f"{values[0]} vs {values[1]}", sentence, explicit,
                                     statement.strip())
@@ -961,7 +961,7 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
     for statement in tx.sentences(unit_text, clauses=False):  # `incident.io` is no full stop
         if _in_code(statement) or not _one_statement(statement):
             continue  # a code block names systems; it decides nothing
-        if decides(statement) or tx.has_cue(statement, CORRECTION_CUES):
+        if decides(statement) or tx.has_word_cue(statement, CORRECTION_CUES):
             found = _replaced_by(statement, node_sentences, idf)
             if found is not None:
                 return replace(found, statement=statement.strip())
@@ -1119,7 +1119,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             restates_across_by_meaning(unit_text, f"{node_head} {' '.join(sentences)}", sem):
         kind = description = None
         restated = True
-    if not restated and tx.has_cue(unit_text, RESTATEMENT_CUES):
+    if not restated and tx.has_word_cue(unit_text, RESTATEMENT_CUES):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
@@ -1208,7 +1208,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     digest weighs every word it has not seen yet the most); and it states no value the node
     does not (a changed value is a correction, not this). A unit of many statements (a whole
     document) is never one node's point said again."""
-    cue = tx.has_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
+    cue = tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
     if not (linked or cue):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
@@ -1261,7 +1261,7 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
     embedder places them close (T_SAME_ACROSS). A changed value is never this."""
     if language(unit_text) == language(node_text) or semantic < T_SAME_ACROSS:
         return False
-    if not tx.has_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES):
+    if not tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
         return False

@@ -876,7 +876,7 @@ def _continue_after(messages: Sequence[Message]) -> int:
 def _changes_values(text: str) -> frozenset[tuple[str, float]]:
     """The values a text sets, counted (`("page", 2.0)`), when it says it changes or corrects
     them (a correction cue, a decision, a new value "now"); else none."""
-    if not (tx.has_cue(text, decide.CORRECTION_CUES) or decide.decides(text)):
+    if not (tx.has_word_cue(text, decide.CORRECTION_CUES) or decide.decides(text)):
         return frozenset()
     return tx.facts(decide._assertive(text)).quantities
 

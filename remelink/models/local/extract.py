@@ -102,7 +102,7 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
         # A statement that announces itself as said again ("Dana repeated: ...", "..., still
         # not happening", "按规定") is the point again: provenance for its Sources sentence,
         # not a line of the body.
-        again = tx.has_cue(cand.statement, decide.RESTATEMENT_CUES + decide.STANDING_CUES)
+        again = tx.has_word_cue(cand.statement, decide.RESTATEMENT_CUES + decide.STANDING_CUES)
         kept.points.append(pt.Point("again" if again else "point", source,
                                     cand.statement).format())
     if cand.kind == "procedure" and kept.kind != "procedure":
@@ -118,7 +118,7 @@ _LINE_MARK_RE = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)")
 def _echoes(text: str) -> bool:
     """The sentence changes a value (a decision, a correction, a value set from then on) or
     says a point again or as it stands."""
-    return decide.decides(text) or tx.has_cue(
+    return decide.decides(text) or tx.has_word_cue(
         text, decide.CORRECTION_CUES + decide.RESTATEMENT_CUES + decide.STANDING_CUES)
 
 

@@ -122,7 +122,10 @@ def _prose(text: str) -> str:
     # outside the link is still found there.
     prose = re.sub(r"!?\[\[[^\]]*\]\]", " ", prose)
     prose = _MD_LINK_RE.sub(" ", prose)
-    prose = re.sub(r"`[^`\n]*`|https?://\S+", " ", prose)
+    # Inline code and URLs leave a mark, not a gap: the word before them is not followed by
+    # the word after them ("My `package.json` has ...", "Lowercase `service` works" named no
+    # one acting).
+    prose = re.sub(r"`[^`\n]*`|https?://\S+", " \u00a7 ", prose)
     return prose
 
 

@@ -273,6 +273,22 @@ def has_cue(text: str, cues: tuple[str, ...]) -> bool:
     return any(cue in low for cue in cues)
 
 
+@lru_cache(maxsize=32)
+def _word_cue_re(cues: tuple[str, ...]) -> re.Pattern[str]:
+    latin = sorted({c.strip() for c in cues if c.isascii() and c.strip()}, key=len, reverse=True)
+    other = [re.escape(c) for c in cues if not c.isascii()]
+    parts = [rf"(?<![a-z0-9_'’-])(?:{'|'.join(map(re.escape, latin))})(?![a-z0-9_'’-])"] \
+        if latin else []
+    return re.compile("|".join(parts + other) or r"(?!)")
+
+
+def has_word_cue(text: str, cues: tuple[str, ...]) -> bool:
+    """`has_cue` for cues that are whole words or phrases: "again" is not in "against", "agreed"
+    not in "disagreed", "still" not in "distill", "confirmed" not in "unconfirmed" (Chinese
+    cues are matched as written)."""
+    return _word_cue_re(cues).search(text.lower()) is not None
+
+
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?|[" + CJK + r"]+")
 _STOP_TAIL = {"a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "by", "with",
               "that", "which", "is", "are", "be", "any", "all", "its", "their", "this", "how",
