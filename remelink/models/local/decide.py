@@ -980,6 +980,30 @@ def handed_over(statement: str) -> tuple[str, str, str] | None:
     return None
 
 
+def handovers_agree(unit_text: str, texts: Sequence[str]) -> bool | None:
+    """A statement of the unit and one of `texts` record a handover of the same thing (things
+    handed over that share a term): True when they name the same new and the same old holder,
+    False when not (another handover, or the same one the other way round); None when no two
+    such statements are found."""
+    mine = [h for st in statements_of(unit_text) if (h := handed_over(st))]
+    if not mine:
+        return None
+    found: bool | None = None
+    for text in texts:
+        for statement in statements_of(text) if text else ():
+            theirs = handed_over(statement)
+            if theirs is None:
+                continue
+            for new, old, thing in mine:
+                if not names_thing(theirs[2], thing):
+                    continue
+                if new.casefold() == theirs[0].casefold() and \
+                        old.casefold() == theirs[1].casefold():
+                    return True
+                found = False
+    return found
+
+
 def names_thing(text: str, thing: str) -> bool:
     """`text` (a node's name or description) names some of `thing` (what was handed over)."""
     return bool(bag(thing).counts.keys() & bag(text).counts.keys())
@@ -1076,6 +1100,17 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     elif not document and kind in (None, "entity") and sem is not None and \
             restates_across_by_meaning(unit_text, f"{node_head} {' '.join(sentences)}", sem):
         kind = description = None
+        restated = True
+    same = handovers_agree(unit_text, [node_head, *sentences]) if kind in (None, "order") \
+        else None
+    if same is False:
+        # Both record a handover of the thing, between other holders or the other way round.
+        kind, description, old = "order", "another handover of the same thing", passage
+    elif same and not restated and not document:
+        # The unit records the handover a node statement records: "Tomasz handed the
+        # migration over to Ines" says "Ines took over the migration from Tomasz" again (in
+        # other words, or in another order: the order rule's "A replaced B" is read here).
+        kind = description = old = None
         restated = True
     if not restated and tx.has_cue(unit_text, RESTATEMENT_CUES):
         # Said again by someone the node names, or said again with nothing the node does not

@@ -1,0 +1,30 @@
+"""Paraphrases the local engine's similarity judgement (`decide.compare`) merges though their
+words differ (issue 21: a restatement corroborates its node), and the near misses it must
+still keep apart: the same handover said two ways; opposite bounds on one value in Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from remelink.models.local import decide
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("Ines took over the migration from Tomasz.", "Tomasz handed the migration over to Ines."),
+    ("Tomasz handed the ledger on-call over to Ines.",
+     "Ines takes over the ledger on-call from Tomasz."),
+    ("embed_refresh_daily moved from Olu to Huang.", "Huang took over embed_refresh_daily from Olu."),
+    ("何伟接手陈静的发布值班。", "发布值班从陈静交给何伟。"),
+])
+def test_the_same_handover_said_two_ways_is_one_statement(node: str, unit: str) -> None:
+    assert decide.compare(unit, node, node).label == "same_abstraction"
+    assert decide.compare(node, unit, unit).label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("Ines took over the migration from Tomasz.", "Ines handed the migration over to Tomasz."),
+    ("Ines took over the migration from Tomasz.", "Ines took over the runbook from Tomasz."),
+    ("何伟接手陈静的发布值班。", "发布值班从何伟交给陈静。"),
+])
+def test_another_handover_is_not_the_same(node: str, unit: str) -> None:
+    assert decide.compare(unit, node, node).label != "same_abstraction"
