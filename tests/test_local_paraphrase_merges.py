@@ -1,6 +1,6 @@
 """Paraphrases the local engine's similarity judgement (`decide.compare`) merges though their
 words differ (issue 21: a restatement corroborates its node), and the near misses it must
-still keep apart: the same handover said two ways; opposite bounds on one value in Chinese."""
+still keep apart: the same handover said two ways; the same setting in other words."""
 
 from __future__ import annotations
 
@@ -27,4 +27,23 @@ def test_the_same_handover_said_two_ways_is_one_statement(node: str, unit: str) 
     ("何伟接手陈静的发布值班。", "发布值班从何伟交给陈静。"),
 ])
 def test_another_handover_is_not_the_same(node: str, unit: str) -> None:
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("Set ef_search to 128.", "Raise the query-time ef_search to 128."),
+    ("gc_grace_seconds 改成 3 小时。", "把 gc_grace_seconds 设置为 10800 秒。"),
+    ("回滚 embedding 模型只要把 EMBED_CANARY_PCT 改回 0。", "把 EMBED_CANARY_PCT 设成 0 就能回到旧模型。"),
+])
+def test_the_same_setting_in_other_words_is_one_statement(node: str, unit: str) -> None:
+    assert decide.compare(unit, node, node).label == "same_abstraction"
+    assert decide.compare(node, unit, unit).label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("Set ef_search to 128.", "Raise the query-time ef_search to 256."),
+    ("Set ef_search to 128.", "Raise the query-time ef_construction to 128."),
+    ("gc_grace_seconds 改成 3 小时。", "把 gc_grace_seconds 设置为 3 秒。"),
+])
+def test_another_value_or_identifier_is_not_the_same_setting(node: str, unit: str) -> None:
     assert decide.compare(unit, node, node).label != "same_abstraction"

@@ -980,6 +980,27 @@ def handed_over(statement: str) -> tuple[str, str, str] | None:
     return None
 
 
+# Time in one unit, so that "3 小时" and "10800 秒" are one value (as tx.numbers_conflict).
+_SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000}
+
+
+def _values(text: str) -> frozenset[tuple[str, float]]:
+    return frozenset(("s", value * _SECONDS[unit]) if unit in _SECONDS else (unit, value)
+                     for unit, value in tx.facts(text).quantities)
+
+
+def same_setting(unit_text: str, node_text: str) -> bool:
+    """Both texts name the same identifiers (`ef_search`, `EMBED_CANARY_PCT`, at least one) and
+    state the same values (at least one; a duration in any unit): the same setting, whatever
+    words say it ("Set ef_search to 128" / "Raise the query-time ef_search to 128")."""
+    mine = {t for t in named_tokens(unit_text, names_too=False) if is_identifier(t)}
+    if not mine or mine != {t for t in named_tokens(node_text, names_too=False)
+                            if is_identifier(t)}:
+        return False
+    values = _values(unit_text)
+    return bool(values) and values == _values(node_text)
+
+
 def handovers_agree(unit_text: str, texts: Sequence[str]) -> bool | None:
     """A statement of the unit and one of `texts` record a handover of the same thing (things
     handed over that share a term): True when they name the same new and the same old holder,
@@ -1101,17 +1122,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             restates_across_by_meaning(unit_text, f"{node_head} {' '.join(sentences)}", sem):
         kind = description = None
         restated = True
+    # The unit records the handover a node statement records ("Tomasz handed the migration
+    # over to Ines" / "Ines took over the migration from Tomasz": the order rule's guess, "A
+    # replaced B", is read here), or another handover of the same thing.
     same = handovers_agree(unit_text, [node_head, *sentences]) if kind in (None, "order") \
         else None
     if same is False:
-        # Both record a handover of the thing, between other holders or the other way round.
         kind, description, old = "order", "another handover of the same thing", passage
-    elif same and not restated and not document:
-        # The unit records the handover a node statement records: "Tomasz handed the
-        # migration over to Ines" says "Ines took over the migration from Tomasz" again (in
-        # other words, or in another order: the order rule's "A replaced B" is read here).
+    elif same:
         kind = description = old = None
-        restated = True
     if not restated and tx.has_cue(unit_text, RESTATEMENT_CUES):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
@@ -1142,6 +1161,12 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         order_agreement(unit_text, node_head) >= ORDER_RULE.get(lang, ORDER_RULE["en"])[1]
     if not contains and kind is None:
         contains = restates_part(unit_text, sentences, idf, lang, head)
+    if not contains and kind is None and not document and len(statements_of(unit_text)) == 1:
+        # The unit states the node's claim in other words: the same handover, or, on the
+        # node's topic, the same identifiers set to the same values ("Raise the query-time
+        # ef_search to 128" / "Set ef_search to 128"). What else it says is its own (REFINE).
+        contains = bool(same) or (lexical >= thresholds(False, lang)[1] and
+                                  same_setting(unit_text, passage))
     return Comparison(score=score, lexical=lexical, semantic=sem, coverage=cov,
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
