@@ -1,6 +1,6 @@
 """Paraphrases the local engine's similarity judgement (`decide.compare`) merges though their
 words differ (issue 21: a restatement corroborates its node), and the near misses it must
-still keep apart: the same handover said two ways; the same setting in other words."""
+still keep apart: the same handover said two ways; the same setting in other words; opposite bounds on one value in Chinese."""
 
 from __future__ import annotations
 
@@ -47,3 +47,18 @@ def test_the_same_setting_in_other_words_is_one_statement(node: str, unit: str) 
 ])
 def test_another_value_or_identifier_is_not_the_same_setting(node: str, unit: str) -> None:
     assert decide.compare(unit, node, node).label != "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("PR 不要超过 400 行。", "PR 不要少于 400 行。"),
+    ("单个任务最长跑 72 小时。", "单个任务最少跑 72 小时。"),
+    ("孙悦希望 PR 控制在 300 行以内。", "孙悦希望 PR 控制在 300 行以上。"),
+])
+def test_opposite_bounds_on_one_value_in_chinese_are_another_rule(node: str, unit: str) -> None:
+    assert decide.compare(unit, node, node).conflict_kind == "action"
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+
+
+def test_a_bound_said_two_ways_in_chinese_is_no_conflict() -> None:
+    assert decide.action_conflict("每个 PR 的改动控制在 400 行以内。", "PR 不要超过 400 行。") is None
+    assert decide.action_conflict("以上几点请大家注意。", "这些改动最多影响三个服务。") is None

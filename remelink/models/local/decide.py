@@ -1481,14 +1481,19 @@ MANNERS = (
                                r"concurrently)\b|同一时间|一次性全部|并行", re.I)),
 )
 # Opposite bounds on a value, said in phrases: "up to six pages" / "at least six pages" (the
-# word pairs, `least` / `most`, are ANTONYMS). "Up to" bounds a value only before a number.
+# word pairs, `least` / `most`, are ANTONYMS). "Up to" bounds a value only before a number;
+# so do 以内 / 以上 ("300 行以内", "300 行以上"), which mean "within" and "the above" elsewhere.
+_ZH_AMOUNT = r"[\d一二两三四五六七八九十百千万]\s*[\u4e00-\u9fff%]{0,4}?"
 BOUNDS = (
     ("at most", re.compile(r"\bup to (?=\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|"
                            r"ten|twelve|twenty|thirty|hundred)\b)|\b(?:at most|no more than|"
-                           r"not more than|no longer than|or (?:less|fewer))\b|最多|至多|不超过|"
-                           r"不多于|不高于", re.I)),
+                           r"not more than|no longer than|or (?:less|fewer))\b|最多|至多|最长|"
+                           r"上限|不(?:要|能|得|可以?)?超过|不多于|不高于|"
+                           rf"{_ZH_AMOUNT}(?:以内|以下)", re.I)),
     ("at least", re.compile(r"\b(?:at least|no less than|not less than|no fewer than|"
-                            r"no shorter than|or more)\b|至少|最少|不少于|不低于|不短于", re.I)),
+                            r"no shorter than|or more)\b|至少|最少|最短|下限|"
+                            r"不(?:要|能|得|可以?)?少于|不低于|不短于|"
+                            rf"{_ZH_AMOUNT}以上", re.I)),
 )
 
 
