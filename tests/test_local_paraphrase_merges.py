@@ -1,6 +1,7 @@
 """Paraphrases the local engine's similarity judgement (`decide.compare`) merges though their
 words differ (issue 21: a restatement corroborates its node), and the near misses it must
-still keep apart: the same handover said two ways; the same setting in other words; opposite bounds on one value in Chinese."""
+still keep apart: the same handover said two ways; the same setting in other words; two
+questions asking the same of one setting; opposite bounds on one value in Chinese."""
 
 from __future__ import annotations
 
@@ -62,3 +63,24 @@ def test_opposite_bounds_on_one_value_in_chinese_are_another_rule(node: str, uni
 def test_a_bound_said_two_ways_in_chinese_is_no_conflict() -> None:
     assert decide.action_conflict("每个 PR 的改动控制在 400 行以内。", "PR 不要超过 400 行。") is None
     assert decide.action_conflict("以上几点请大家注意。", "这些改动最多影响三个服务。") is None
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？", "为什么 ledger-db 的 pool_size 要由 20 改成 40？"),
+    ("Why was max_connections raised from 200 to 300?",
+     "Why did we bump max_connections from 200 to 300?"),
+])
+def test_two_questions_asking_the_same_of_one_setting_are_one_question(node: str,
+                                                                       unit: str) -> None:
+    assert decide.compare(unit, node, node).label == "same_abstraction"
+
+
+@pytest.mark.parametrize(("node", "unit"), [
+    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？", "怎么把 ledger-db 的 pool_size 由 20 改成 40？"),
+    ("Why was max_connections raised from 200 to 300?",
+     "When did we bump max_connections from 200 to 300?"),
+    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？", "为什么把 ledger-db 的 pool_size 从 40 调回 20？"),
+])
+def test_questions_asking_otherwise_of_one_setting_are_not_one_question(node: str,
+                                                                         unit: str) -> None:
+    assert decide.compare(unit, node, node).label != "same_abstraction"

@@ -1530,12 +1530,35 @@ def action_conflict(unit_text: str, node_text: str) -> str | None:
 _QUESTION_END = re.compile(r"[?？][\s\"'”’)）。.]*$")
 
 
+# What a question asks for, first match first (什么原因 is a why, 几点 a when, before 什么, 几).
+_ASKS = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in (
+    ("why", r"为什么|为何|什么原因|\bwhy\b"),
+    ("when", r"什么时候|何时|几点|\bwhen\b"),
+    ("where", r"哪里|哪儿|\bwhere\b"),
+    ("who", r"谁|\bwho(?:m|se)?\b"),
+    ("amount", r"多久|多少|多长|几|\bhow (?:long|many|much|often)\b"),
+    ("how", r"怎么|怎样|如何|\bhow\b"),
+    ("what", r"什么|哪|\bwhat\b|\bwhich\b"),
+    ("whether", r"吗|是否|能否|是不是|^\s*(?:is|are|was|were|do|does|did|can|could|should|will)\b"),
+))
+
+
+def asked_kind(text: str) -> str | None:
+    """What a question asks for (why, when, where, who, amount, how, what, whether), or None."""
+    return next((kind for kind, pattern in _ASKS if pattern.search(text)), None)
+
+
 def asks_otherwise(unit_text: str, node_text: str) -> str | None:
     """Both are questions, and each asks with a word the other does not use ("Who owns the
     migration?" / "Who reviews the migration?"): a question is all in its words, and another
     word asks for another thing. Names are left out (an addressee, "@Lustig Andrei, so ...?", is
     not what is asked)."""
     if not (_QUESTION_END.search(unit_text.strip()) and _QUESTION_END.search(node_text.strip())):
+        return None
+    if asked_kind(unit_text) == asked_kind(node_text) is not None and \
+            same_setting(unit_text, node_text):
+        # Both ask the same (why, how long, ...) of the same identifiers and values: the other
+        # words say how, not what, is asked ("为什么要从 200 调到 300" / "为什么由 200 改成 300").
         return None
 
     def words(text: str) -> list[tuple[str, str]]:
