@@ -14,7 +14,8 @@ from remelink.models.local import decide
     ("Ines took over the migration from Tomasz.", "Tomasz handed the migration over to Ines."),
     ("Tomasz handed the ledger on-call over to Ines.",
      "Ines takes over the ledger on-call from Tomasz."),
-    ("embed_refresh_daily moved from Olu to Huang.", "Huang took over embed_refresh_daily from Olu."),
+    ("embed_refresh_daily moved from Olu to Huang.",
+     "Huang took over embed_refresh_daily from Olu."),
     ("何伟接手陈静的发布值班。", "发布值班从陈静交给何伟。"),
 ])
 def test_the_same_handover_said_two_ways_is_one_statement(node: str, unit: str) -> None:
@@ -34,7 +35,8 @@ def test_another_handover_is_not_the_same(node: str, unit: str) -> None:
 @pytest.mark.parametrize(("node", "unit"), [
     ("Set ef_search to 128.", "Raise the query-time ef_search to 128."),
     ("gc_grace_seconds 改成 3 小时。", "把 gc_grace_seconds 设置为 10800 秒。"),
-    ("回滚 embedding 模型只要把 EMBED_CANARY_PCT 改回 0。", "把 EMBED_CANARY_PCT 设成 0 就能回到旧模型。"),
+    ("回滚 embedding 模型只要把 EMBED_CANARY_PCT 改回 0。",
+     "把 EMBED_CANARY_PCT 设成 0 就能回到旧模型。"),
 ])
 def test_the_same_setting_in_other_words_is_one_statement(node: str, unit: str) -> None:
     assert decide.compare(unit, node, node).label == "same_abstraction"
@@ -61,12 +63,14 @@ def test_opposite_bounds_on_one_value_in_chinese_are_another_rule(node: str, uni
 
 
 def test_a_bound_said_two_ways_in_chinese_is_no_conflict() -> None:
-    assert decide.action_conflict("每个 PR 的改动控制在 400 行以内。", "PR 不要超过 400 行。") is None
+    within = "每个 PR 的改动控制在 400 行以内。"
+    assert decide.action_conflict(within, "PR 不要超过 400 行。") is None
     assert decide.action_conflict("以上几点请大家注意。", "这些改动最多影响三个服务。") is None
 
 
 @pytest.mark.parametrize(("node", "unit"), [
-    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？", "为什么 ledger-db 的 pool_size 要由 20 改成 40？"),
+    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？",
+     "为什么 ledger-db 的 pool_size 要由 20 改成 40？"),
     ("Why was max_connections raised from 200 to 300?",
      "Why did we bump max_connections from 200 to 300?"),
 ])
@@ -76,10 +80,12 @@ def test_two_questions_asking_the_same_of_one_setting_are_one_question(node: str
 
 
 @pytest.mark.parametrize(("node", "unit"), [
-    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？", "怎么把 ledger-db 的 pool_size 由 20 改成 40？"),
+    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？",
+     "怎么把 ledger-db 的 pool_size 由 20 改成 40？"),
     ("Why was max_connections raised from 200 to 300?",
      "When did we bump max_connections from 200 to 300?"),
-    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？", "为什么把 ledger-db 的 pool_size 从 40 调回 20？"),
+    ("为什么把 ledger-db 的 pool_size 从 20 调到 40？",
+     "为什么把 ledger-db 的 pool_size 从 40 调回 20？"),
 ])
 def test_questions_asking_otherwise_of_one_setting_are_not_one_question(node: str,
                                                                          unit: str) -> None:
