@@ -5,7 +5,10 @@ questions asking the same of one setting; opposite bounds on one value in Chines
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from local_support import integrate_note, local_context
 
 from remelink.models.local import decide
 
@@ -90,3 +93,18 @@ def test_two_questions_asking_the_same_of_one_setting_are_one_question(node: str
 def test_questions_asking_otherwise_of_one_setting_are_not_one_question(node: str,
                                                                          unit: str) -> None:
     assert decide.compare(unit, node, node).label != "same_abstraction"
+
+
+@pytest.mark.parametrize(("first", "again"), [
+    ("gc_grace_seconds 改成 3 小时。", "把 gc_grace_seconds 设置为 10800 秒。"),
+    ("Set ef_search to 128 on the catalog index.", "Raise the query-time ef_search to 128."),
+])
+def test_a_setting_said_again_in_a_young_digest_updates_its_node(tmp_path: Path, first: str,
+                                                                 again: str) -> None:
+    """In a digest of one node every word the node lacks weighs the most (the unit's lexical
+    score was 0.12): the identifiers and values, not the words, say it is that node."""
+    with local_context(tmp_path, "2026-07-08") as ctx:
+        made = integrate_note(ctx, "daily/2026-07-01/a.md", first.rstrip("。."), first)
+        assert made.action == "CREATE"
+        said = integrate_note(ctx, "daily/2026-07-08/b.md", again.rstrip("。."), again)
+        assert said.target == made.target and said.action in ("CORROBORATE", "REFINE")
