@@ -1010,6 +1010,51 @@ def handed_over(statement: str) -> tuple[str, str, str] | None:
     return None
 
 
+# Time in one unit, so that "3 小时" and "10800 秒" are one value (as tx.numbers_conflict).
+_SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800, "mo": 2592000}
+
+
+def _values(text: str) -> frozenset[tuple[str, float]]:
+    return frozenset(("s", value * _SECONDS[unit]) if unit in _SECONDS else (unit, value)
+                     for unit, value in tx.facts(text).quantities)
+
+
+def same_setting(unit_text: str, node_text: str) -> bool:
+    """Both texts name the same identifiers (`ef_search`, `EMBED_CANARY_PCT`, at least one) and
+    state the same values (at least one; a duration in any unit): the same setting, whatever
+    words say it ("Set ef_search to 128" / "Raise the query-time ef_search to 128")."""
+    mine = {t for t in named_tokens(unit_text, names_too=False) if is_identifier(t)}
+    if not mine or mine != {t for t in named_tokens(node_text, names_too=False)
+                            if is_identifier(t)}:
+        return False
+    values = _values(unit_text)
+    return bool(values) and values == _values(node_text)
+
+
+def handovers_agree(unit_text: str, texts: Sequence[str]) -> bool | None:
+    """A statement of the unit and one of `texts` record a handover of the same thing (things
+    handed over that share a term): True when they name the same new and the same old holder,
+    False when not (another handover, or the same one the other way round); None when no two
+    such statements are found."""
+    mine = [h for st in statements_of(unit_text) if (h := handed_over(st))]
+    if not mine:
+        return None
+    found: bool | None = None
+    for text in texts:
+        for statement in statements_of(text) if text else ():
+            theirs = handed_over(statement)
+            if theirs is None:
+                continue
+            for new, old, thing in mine:
+                if not names_thing(theirs[2], thing):
+                    continue
+                if new.casefold() == theirs[0].casefold() and \
+                        old.casefold() == theirs[1].casefold():
+                    return True
+                found = False
+    return found
+
+
 def names_thing(text: str, thing: str) -> bool:
     """`text` (a node's name or description) names some of `thing` (what was handed over)."""
     return bool(bag(thing).counts.keys() & bag(text).counts.keys())
@@ -1119,6 +1164,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             restates_across_by_meaning(unit_text, f"{node_head} {' '.join(sentences)}", sem):
         kind = description = None
         restated = True
+    # The unit records the handover a node statement records ("Tomasz handed the migration
+    # over to Ines" / "Ines took over the migration from Tomasz": the order rule's guess, "A
+    # replaced B", is read here), or another handover of the same thing.
+    same = handovers_agree(unit_text, [node_head, *sentences]) if kind in (None, "order") \
+        else None
+    if same is False:
+        kind, description, old = "order", "another handover of the same thing", passage
+    elif same:
+        kind = description = old = None
     if not restated and tx.has_word_cue(unit_text, RESTATEMENT_CUES):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
@@ -1149,6 +1203,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         order_agreement(unit_text, node_head) >= ORDER_RULE.get(lang, ORDER_RULE["en"])[1]
     if not contains and kind is None:
         contains = restates_part(unit_text, sentences, idf, lang, head)
+    if not contains and kind is None and not document and len(statements_of(unit_text)) == 1:
+        # The unit states the node's claim in other words: the same handover, or the same
+        # identifiers set to the same values ("Raise the query-time ef_search to 128" / "Set
+        # ef_search to 128"), identifiers the node's name or description writes (what the node
+        # is about; no lexical bar: in a young digest every word the node lacks weighs the
+        # most, and "把 gc_grace_seconds 设置为 10800 秒" scored 0.12 against "gc_grace_seconds
+        # 改成 3 小时"). What else the unit says is its own (REFINE).
+        contains = bool(same) or (same_setting(unit_text, passage) and
+                                  same_setting(unit_text, node_head))
     return Comparison(score=score, lexical=lexical, semantic=sem, coverage=cov,
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
@@ -1505,14 +1568,19 @@ MANNERS = (
                                r"concurrently)\b|同一时间|一次性全部|并行", re.I)),
 )
 # Opposite bounds on a value, said in phrases: "up to six pages" / "at least six pages" (the
-# word pairs, `least` / `most`, are ANTONYMS). "Up to" bounds a value only before a number.
+# word pairs, `least` / `most`, are ANTONYMS). "Up to" bounds a value only before a number;
+# so do 以内 / 以上 ("300 行以内", "300 行以上"), which mean "within" and "the above" elsewhere.
+_ZH_AMOUNT = r"[\d一二两三四五六七八九十百千万]\s*[\u4e00-\u9fff%]{0,4}?"
 BOUNDS = (
     ("at most", re.compile(r"\bup to (?=\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|"
                            r"ten|twelve|twenty|thirty|hundred)\b)|\b(?:at most|no more than|"
-                           r"not more than|no longer than|or (?:less|fewer))\b|最多|至多|不超过|"
-                           r"不多于|不高于", re.I)),
+                           r"not more than|no longer than|or (?:less|fewer))\b|最多|至多|最长|"
+                           r"上限|不(?:要|能|得|可以?)?超过|不多于|不高于|"
+                           rf"{_ZH_AMOUNT}(?:以内|以下)", re.I)),
     ("at least", re.compile(r"\b(?:at least|no less than|not less than|no fewer than|"
-                            r"no shorter than|or more)\b|至少|最少|不少于|不低于|不短于", re.I)),
+                            r"no shorter than|or more)\b|至少|最少|最短|下限|"
+                            r"不(?:要|能|得|可以?)?少于|不低于|不短于|"
+                            rf"{_ZH_AMOUNT}以上", re.I)),
 )
 
 
@@ -1549,12 +1617,35 @@ def action_conflict(unit_text: str, node_text: str) -> str | None:
 _QUESTION_END = re.compile(r"[?？][\s\"'”’)）。.]*$")
 
 
+# What a question asks for, first match first (什么原因 is a why, 几点 a when, before 什么, 几).
+_ASKS = tuple((kind, re.compile(pattern, re.I)) for kind, pattern in (
+    ("why", r"为什么|为何|什么原因|\bwhy\b"),
+    ("when", r"什么时候|何时|几点|\bwhen\b"),
+    ("where", r"哪里|哪儿|\bwhere\b"),
+    ("who", r"谁|\bwho(?:m|se)?\b"),
+    ("amount", r"多久|多少|多长|几|\bhow (?:long|many|much|often)\b"),
+    ("how", r"怎么|怎样|如何|\bhow\b"),
+    ("what", r"什么|哪|\bwhat\b|\bwhich\b"),
+    ("whether", r"吗|是否|能否|是不是|^\s*(?:is|are|was|were|do|does|did|can|could|should|will)\b"),
+))
+
+
+def asked_kind(text: str) -> str | None:
+    """What a question asks for (why, when, where, who, amount, how, what, whether), or None."""
+    return next((kind for kind, pattern in _ASKS if pattern.search(text)), None)
+
+
 def asks_otherwise(unit_text: str, node_text: str) -> str | None:
     """Both are questions, and each asks with a word the other does not use ("Who owns the
     migration?" / "Who reviews the migration?"): a question is all in its words, and another
     word asks for another thing. Names are left out (an addressee, "@Lustig Andrei, so ...?", is
     not what is asked)."""
     if not (_QUESTION_END.search(unit_text.strip()) and _QUESTION_END.search(node_text.strip())):
+        return None
+    if asked_kind(unit_text) == asked_kind(node_text) is not None and \
+            same_setting(unit_text, node_text):
+        # Both ask the same (why, how long, ...) of the same identifiers and values: the other
+        # words say how, not what, is asked ("为什么要从 200 调到 300" / "为什么由 200 改成 300").
         return None
 
     def words(text: str) -> list[tuple[str, str]]:
