@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_index_segment import WORDS, fields
@@ -63,9 +64,9 @@ def check_same(stock: Any, bulk: Any) -> None:
             assert fa[name] == fb[name], name
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(8, 50), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.lists(step, min_size=1, max_size=14))
+@given(st.lists(step, min_size=1, max_size=10))
 def test_commits_write_whooshs_segments(tmp_path_factory: pytest.TempPathFactory,
                                         steps: list[Any]) -> None:
     tmp = tmp_path_factory.mktemp("commits")
@@ -78,13 +79,13 @@ def test_commits_write_whooshs_segments(tmp_path_factory: pytest.TempPathFactory
 
 
 def test_many_commits_with_merges_and_long_posting_lists(tmp_path: Path) -> None:
-    """Sixty commits of one to eight nodes over 300 node names: Whoosh merges small segments
+    """Forty commits of one to eight nodes over 300 node names: Whoosh merges small segments
     again and again, common terms have posting lists of several blocks (over 128 documents),
     and replaced nodes leave deletions in merged segments."""
     rng = random.Random(7)
     stock, bulk = both(tmp_path, engine.create)
     words = [w for w in WORDS if w.strip()]
-    for _ in range(60):
+    for _ in range(40):
         docs = []
         for _ in range(rng.randint(1, 8)):
             n = rng.randrange(300)
