@@ -40,7 +40,7 @@ def segment_files(directory: Path) -> dict[str, bytes]:
 
 def whoosh_index(directory: Path, fields: list[dict[str, Any]]) -> Any:
     ix = engine.create(directory.parent, directory.name)
-    w = engine.writer(ix, wait=1)
+    w = engine.writer(ix, wait=1, bulk=False)  # Whoosh's own writer: the reference
     for f in fields:
         w.add_document(**f)
     w.commit()

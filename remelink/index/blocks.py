@@ -183,7 +183,7 @@ def write_runs(writer: Any, runs: Sequence[Run]) -> int:
         if first is None:  # Whoosh starts no field without postings (field ids would move)
             continue
         fw.start_field(name, schema[name])
-        _write_terms(fw, itertools.chain((first,), terms))
+        write_terms(fw, itertools.chain((first,), terms))
         fw.finish_field()
     writer.docnum = docnum
     writer._added = docnum > 0
@@ -212,7 +212,7 @@ def _tagged(i: int, stream: Iterable[TermPart]) -> Iterator[tuple[bytes, int, Te
         yield part[0], i, part
 
 
-def _write_terms(fw: Any, terms: Iterator[list[TermPart]]) -> None:
+def write_terms(fw: Any, terms: Iterator[list[TermPart]]) -> None:
     """Each term's blocks into the postings file and its info into the term table."""
     postfile = fw._postfile
     tindex = fw._tindex

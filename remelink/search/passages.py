@@ -127,29 +127,39 @@ def _size(lines: list[tuple[int, str]]) -> int:
 
 def _windows(lines: list[tuple[int, str]], window: int) -> list[list[tuple[int, str]]]:
     """Paragraphs packed in order into windows of about `window` characters; a paragraph
-    longer than that is cut between lines."""
+    longer than that is cut between lines. (Sizes are kept as running sums: recounting the
+    window at each line was quadratic in a paragraph of many short lines.)"""
     out: list[list[tuple[int, str]]] = []
     current: list[tuple[int, str]] = []
+    size = 0  # _size(current)
     for block in _blocks(lines):
-        pieces = [block]
-        if _size(block) > window:
+        block_size = _size(block)
+        pieces = [(block, block_size)]
+        if block_size > window:
             pieces = []
             piece: list[tuple[int, str]] = []
+            piece_size = 0
             for item in block:
-                if piece and _size(piece) + len(item[1]) + 1 > window:
-                    pieces.append(piece)
+                n = len(item[1]) + 1
+                if piece and piece_size + n > window:
+                    pieces.append((piece, piece_size))
                     piece = []
+                    piece_size = 0
                 piece.append(item)
+                piece_size += n
             if piece:
-                pieces.append(piece)
-        for piece in pieces:
-            if current and _size(current) + _size(piece) > window:
+                pieces.append((piece, piece_size))
+        for piece, piece_size in pieces:
+            if current and size + piece_size > window:
                 out.append(current)
                 current = []
+                size = 0
             current = current + piece if current else list(piece)
-            if _size(current) >= window:
+            size += piece_size
+            if size >= window:
                 out.append(current)
                 current = []
+                size = 0
     if current:
         out.append(current)
     return out
