@@ -185,10 +185,12 @@ class IndexStore:
     # person deletes `.remelink/index`. An operation that finds a file gone closes the index
     # and runs once more, which rebuilds it (never an "unexpected error" in a search, or in
     # an MCP server's `remember` while its start-up refresh runs).
+    # A folder swapped in by another process's rebuild can be caught empty (Whoosh's
+    # EmptyIndexError: no table of contents yet): the same, an index gone from under us.
     def refresh(self) -> RefreshStats:
         try:
             return self._refresh()
-        except FileNotFoundError:
+        except _gone():
             self.close()
             return self._refresh()
 
@@ -196,7 +198,7 @@ class IndexStore:
         """Re-index or drop these nodes in one commit; returns notices for unreadable files."""
         try:
             return self._update(rels)
-        except FileNotFoundError:
+        except _gone():
             self.close()
             return self._update(rels)
 
@@ -609,3 +611,10 @@ def _sweep(vault: Path, name: str = "index") -> None:
     for entry in names:
         if entry.startswith((f"{name}.new-", f"{name}.old-")):
             _remove_tree(vault, f"{MARKER_DIR}/{entry}")
+
+
+def _gone() -> tuple[type[BaseException], ...]:
+    """The errors of an index folder gone (or emptied) under an open index."""
+    from whoosh.index import EmptyIndexError
+
+    return (FileNotFoundError, EmptyIndexError)
