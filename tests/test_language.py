@@ -6,18 +6,15 @@ failed."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from local_support import dream
 
 from remelink import language
-from remelink.config import Settings
-from remelink.dream.run import DreamOptions, run_dream
 from remelink.evidence import language_of
 from remelink.guards import body_language
-from remelink.models.local import LocalModel
 from remelink.models.local.protocol import stated_language
 from remelink.prompts import integrate_messages
 from remelink.units import Unit
@@ -76,23 +73,11 @@ def test_what_the_model_is_told_is_what_the_engine_reads_back() -> None:
     assert stated_language([{"role": "system", "content": "other"}]) is None
 
 
-def _dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
-    for rel, text in notes.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "digest").mkdir(exist_ok=True)
-    conf = replace(Settings(), embedder="none")
-    report = run_dream(root, conf, LocalModel(conf), DreamOptions())
-    failed = [(u.name, u.error) for u in report.units if u.status == "failed"]
-    assert failed == [] and report.ok
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted((root / "digest").rglob("*.md"))}
 
 
 def test_the_realistic_note_gives_nodes_in_its_own_language(tmp_path: Path) -> None:
     for lang, text in (("zh", POOL_ZH), ("en", POOL_EN)):
-        digest = _dream(tmp_path / lang, {f"daily/2026-02-12/pool-{lang}.md": text})
+        digest = dream(tmp_path / lang, {f"daily/2026-02-12/pool-{lang}.md": text})
         assert digest
         for rel, node in digest.items():
             assert body_language(parse_text(rel, node)) in (lang, None), node
@@ -101,7 +86,7 @@ def test_the_realistic_note_gives_nodes_in_its_own_language(tmp_path: Path) -> N
 def test_a_mixed_statement_may_give_a_node_on_either_side_of_the_line(tmp_path: Path) -> None:
     # Found by the property below: the unit (its name repeats its English half) is English by
     # a hair, the node (the note's Chinese title quoted in its Sources) Chinese by a hair.
-    _dream(tmp_path, {"daily/2026-02-12/note.md": (
+    dream(tmp_path, {"daily/2026-02-12/note.md": (
         "# 连接池\n\nDecision: 连接池维持不变 连接池维持不变.\nDecision: keep the pool size we "
         "decided not to scale 决定不扩容 决定不扩容 决定不扩容 `max_connections`.\n")})
     assert language.clarity("keep the pool size we decided not to scale 决定不扩容 决定不扩容 "
@@ -133,4 +118,4 @@ _line = st.one_of(_sentence.map(lambda s: f"Decision: {s}."),
 def test_the_engine_never_fails_its_own_language_guard(tmp_path_factory: object, lines: list[str],
                                                        title: str) -> None:
     root = tmp_path_factory.mktemp("v")  # type: ignore[attr-defined]
-    _dream(root, {"daily/2026-02-12/note.md": f"# {title}\n\n" + "\n".join(lines) + "\n"})
+    dream(root, {"daily/2026-02-12/note.md": f"# {title}\n\n" + "\n".join(lines) + "\n"})

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from local_support import dream
 
 from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
@@ -58,17 +59,6 @@ MEETING_ZH = """# 发布周会 3/17
 """
 
 
-def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
-    for rel, text in notes.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "digest").mkdir(exist_ok=True)
-    settings = replace(Settings(), embedder="none")
-    result = run_dream(root, settings, LocalModel(settings), DreamOptions())
-    assert result.ok  # type: ignore[attr-defined]
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted((root / "digest").rglob("*.md"))}
 
 
 def citing(digest: dict[str, str], note: str) -> list[str]:

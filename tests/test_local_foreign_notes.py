@@ -5,31 +5,15 @@ are the topic, no node from a wish, link prose that claims only what is evidence
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from local_support import dream
 
-from remelink.config import Settings
-from remelink.dream.run import DreamOptions, run_dream
-from remelink.models.local import LocalModel, fenced, shapes, write
+from remelink.models.local import fenced, shapes, write
 from remelink.models.local import text as tx
-
-
-def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
-    """Write `notes` into a fresh vault, dream it once, and return the digest (path -> text)."""
-    for rel, text in notes.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (root / "digest").mkdir(exist_ok=True)
-    settings = replace(Settings(), embedder="none")
-    result = run_dream(root, settings, LocalModel(settings), DreamOptions())
-    assert result.ok  # type: ignore[attr-defined]
-    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted((root / "digest").rglob("*.md"))}
 
 
 def body_of(text: str) -> str:
