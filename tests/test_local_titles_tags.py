@@ -252,3 +252,14 @@ def test_a_noun_before_a_verb_is_no_person() -> None:
 ])
 def test_a_long_title_is_never_cut_inside_a_noun_phrase(statement: str, title: str) -> None:
     assert tx.title_from(statement) == title
+
+
+@pytest.mark.parametrize("text", [
+    "I ran the upgrade first. My `package.json` has a scripts block now.",
+    "Filter by `--filter=SERVICE:covid-19`. Lowercase `service` works too.",
+])
+def test_inline_code_leaves_a_mark_so_the_word_before_it_is_no_one_acting(text: str) -> None:
+    """With the code removed, "My" and "Lowercase" were followed by the next word ("has",
+    "works") and taken for people acting (a til tune sample tagged them)."""
+    found = tags.candidates(f"---\nname: Upgrading packages\ndescription: x\n---\n{text}\n")
+    assert not {"My", "Lowercase"} & set(found)
