@@ -263,3 +263,14 @@ def test_inline_code_leaves_a_mark_so_the_word_before_it_is_no_one_acting(text: 
     "works") and taken for people acting (a til tune sample tagged them)."""
     found = tags.candidates(f"---\nname: Upgrading packages\ndescription: x\n---\n{text}\n")
     assert not {"My", "Lowercase"} & set(found)
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("From now on a new ranker has to beat prod by at least 1 % NDCG@10 on eval/2025q3 to "
+     "get an A/B slot.", "A new ranker has to beat prod"),
+    ("Going forward we deploy on Tuesdays.", "We deploy on Tuesdays"),
+])
+def test_a_decision_lead_in_is_no_part_of_a_title(statement: str, title: str) -> None:
+    """"From now on" says when a rule starts, not what it is about: the title was "From now on
+    a new ranker" (a held-out realistic node, read at the end of a stop)."""
+    assert tx.title_from(statement) == title

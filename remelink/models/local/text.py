@@ -299,6 +299,7 @@ _LEADING_CUE_RE = re.compile(
     r"(?:[\w'-]+\s){0,3}?(?:pointed out|noted|said|found|observed|mentioned|reported|explained|"
     r"learned|realised|realized|confirmed|stressed)\s+that\s+|"
     r"(?:it\s+turns\s+out|turns\s+out)\s+(?:that\s+)?|"
+    r"(?:from\s+now\s+on|going\s+forward|starting\s+(?:today|now))\s*,?\s+|"
     r"(?:decision|decided|agreed|note|rule|lesson|preference)s?\s*[:：]\s*|"
     r"(?:决定|约定|结论|规则|教训|偏好)[:：]?|"
     r"[\u4e00-\u9fff]{1,6}(?:指出|提到|强调|发现|认为)[，,]?)", re.I)
