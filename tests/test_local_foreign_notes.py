@@ -739,6 +739,9 @@ def test_a_quote_that_holds_code_is_kept_as_written(tmp_path: Path, marks: str) 
     ("If you ever run into instructions that tell you to do this.", False),
     ("That's the database file, the table and the column.", False),
     ("I was working with values like this.", False),
+    ("That confirms it's being served by Cloudflare.", False),
+    ("It includes full markdown support.", False),
+    ("It is a key/value store for Deno applications.", True),
     ("This recipe commits the file back to the repo only if it has changed.", True),
     ("Lexical search ranks names above bodies.", True),
     ("Hacker News displays comments in a tree.", True),
@@ -750,3 +753,11 @@ def test_a_description_is_a_sentence_that_can_be_read_alone(sentence: str, alone
     got = shapes.description(sentence + " The tool keeps a cache.", "en", "wiki",
                              "Calculating the size of a SQLite database")
     assert got == (sentence if alone else "Calculating the size of a SQLite database.")
+
+
+def test_a_url_is_no_labelled_field() -> None:
+    """`http://radio.garden/ is ...` was read as the field `http:` and described as
+    "//radio.garden/ is ..."; a label's colon is followed by a space (or is Chinese)."""
+    opening = "http://radio.garden/ is an amazing website which displays a 3D globe."
+    assert shapes.description(opening, "en", "wiki", "Loading radio.garden") == opening
+    assert shapes.stands_alone(opening)

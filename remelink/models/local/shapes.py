@@ -128,7 +128,7 @@ _POINTING_RE = re.compile(
 
 # A field of a document rather than a claim: a short label before a colon (`Non-goals: ...`,
 # `Status: accepted`, `Sources: ...`, `分享人：...`), the label having no verb of its own.
-_FIELD_RE = re.compile(r"^(?P<label>[^:：`\n]{1,30}?)\s*[:：]\s*(?P<rest>\S.*)$")
+_FIELD_RE = re.compile(r"^(?P<label>[^:：`\n]{1,30}?)\s*(?::(?=\s)|：)\s*(?P<rest>\S.*)$")
 
 
 def _field(line: str) -> tuple[bool, str]:
@@ -149,7 +149,8 @@ def _field(line: str) -> tuple[bool, str]:
 
 # What a description cannot say: a sentence that points at what is around it in the note (`I
 # noticed the following.`, `... includes this snippet.`, `That's the database file, ...`,
-# `... tell you to do this.`, `values like this.`) or says only where the tip came from (`Tip
+# `... tell you to do this.`, `values like this.`, `That confirms it is cached.`, `It includes
+# full markdown support.`) or says only where the tip came from (`Tip
 # via Mark on Twitter.`). A description is read alone, in a list of search hits. (A sentence
 # that opens with its demonstrative, `This recipe commits the file ...`, says what it is about.)
 _POINTS_AT_RE = re.compile(
@@ -157,7 +158,8 @@ _POINTS_AT_RE = re.compile(
     r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
     r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
     r"script|code|example|bit)\b|\b(?:like (?:this|so)|above|below)\W*$|"
-    r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b", re.I)
+    r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b|"
+    r"^(?:this|that|it)\s+(?:[a-z]+s|was|has|had)\b(?<!\bis)", re.I)
 _PROVENANCE_RE = re.compile(r"^(?:(?:hat[- ])?tip|h/t|via|thanks to|credit to|found via|"
                             r"spotted via)\b", re.I)
 
