@@ -718,7 +718,7 @@ def _said_by_one(found: Disagreement, unit_text: str, idf: IdfFn) -> Disagreemen
     Across a whole document, values of different statements met different sentences of a node
     (silverbullet-docs: a page "corrected" six unrelated pages); a unit of one statement is
     that statement."""
-    statements = [c for c in statements_of(unit_text) if c.strip()]
+    statements = statements_of(unit_text)
     if len(statements) < 2 or _one_statement(unit_text):
         return found  # a note's few lines on one point are read together
     for statement in statements:
@@ -1433,7 +1433,7 @@ def swapped(u: Bag, unit_text: str, texts: Sequence[str], idf: IdfFn, lang: str)
     return best >= gate and order_agreement(unit_text, text) < minimum
 
 
-_NUMBER_RE = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?")  # as tx._NUM_RE
+_NUMBER_RE = re.compile(tx.NUMBER_START + r"\d+(?:\.\d+)?")  # a number, as tx.facts reads it
 
 
 def numbers_swapped(unit_text: str, texts: Sequence[str]) -> bool:

@@ -676,8 +676,9 @@ _UNIT_WORDS = {
 # A number is not part of a Latin word or identifier (`v2`, `p99`, `x.25`), but it may follow a
 # Chinese character: "中国2起交通事故造成47人死亡", "封版3天" state 2, 47 and 3 (CJK is `\w`,
 # and a `\w` lookbehind saw no number there).
+NUMBER_START = r"(?<![A-Za-z0-9_.])"
 _NUM_RE = re.compile(
-    r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
+    NUMBER_START + r"(\d+(?:[.,]\d+)?)\s*(?:-|\s)?\s*"
     r"(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位|轮|条|台|倍|项|名|人|份|遍)?")
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "twenty": 20, "thirty": 30,
