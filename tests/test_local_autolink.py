@@ -209,6 +209,35 @@ def test_unrelated_units_of_one_meeting_stay_apart(ctx: IntegrationContext) -> N
     assert "没有找到可链接的相关节点" in second.note
 
 
+def test_a_persons_statements_link_and_a_mention_of_her_does_not(
+        ctx: IntegrationContext) -> None:
+    """Another of Dana's preferences links her first one; a decision Dana only signed off
+    does not (issue 21: "Retention goes to 14 days ... Dana OK'd it" linked "Dana prefers not
+    to be tagged on PRs")."""
+    pref = run(ctx, "Dana prefers not to be tagged on PRs",
+               "Dana prefers not to be tagged on PRs unless they touch money movement.",
+               "daily/2026-02-04/1on1-dana.md", "personal")
+    again = run(ctx, "Dana wants the weekly status in the team channel",
+                "Dana wants the weekly status posted in the team channel on Fridays.",
+                "daily/2026-02-11/1on1-dana.md", "personal")
+    signed = run(ctx, "Retention on the postings topic goes to 14 days",
+                 "Retention on the postings topic goes to 14 days. Storage costs 180 EUR a "
+                 "month more, Dana OK'd it.", "daily/2026-03-02/platform-sync.md")
+    assert f"[[{pref.target}|" in text(ctx, again.target or "")
+    assert "[[digest/" not in text(ctx, signed.target or "")
+    # 陈静's second preference links her first; a note that only names her does not.
+    first = run(ctx, "陈静希望评审在 24 小时内给第一轮反馈",
+                "陈静希望 code review 在 24 小时内给第一轮反馈。",
+                "daily/2026-02-05/陈静一对一.md", "personal")
+    second = run(ctx, "陈静更喜欢在设计文档里直接评论", "陈静更喜欢在设计文档里直接评论。",
+                 "daily/2026-02-12/陈静一对一.md", "personal")
+    named = run(ctx, "对账任务改到凌晨三点", "对账任务改到凌晨三点跑，陈静同意了。",
+                "daily/2026-02-20/周会.md")
+    assert f"[[{first.target}|" in text(ctx, second.target or "")
+    assert "[[digest/" not in text(ctx, named.target or "")
+    assert_clean(ctx)
+
+
 def test_a_create_without_links_does_not_claim_related_links(ctx: IntegrationContext) -> None:
     r = run(ctx, "Cache pricing lookups", "We cache pricing lookups for 10 minutes in Redis.",
             "daily/2026-06-01/cache.md")

@@ -157,8 +157,15 @@ def _actors(name: str) -> set[str]:
     m = re.match(r"\s*([A-Z][a-z]+)\s+([a-z]+)", name)
     if m and m.group(2) in tx._ACTOR_VERBS:
         return {m.group(1).casefold()}
-    m = re.match(r"\s*([小老阿][\u4e00-\u9fff])(?:希望|喜欢|偏好|要求|认为|说)", name)
-    return {m.group(1)} if m else set()
+    m = _ZH_ACTOR_RE.match(name)
+    if m is None:
+        return set()
+    # The name: two or three characters opening on a surname (`陈静更喜欢`: 陈静).
+    return {m.group(1)} if tx.is_cjk_name(m.group(1)) else set()
+
+
+_ZH_ACTOR_RE = re.compile(r"\s*([\u4e00-\u9fff]{2,3}?)(?:更|也|还|一直|仍然|再次)?"
+                          r"(?:希望|喜欢|偏好|要求|认为|觉得|倾向|坚持|建议|说)")
 
 
 def named(text: str) -> tuple[set[str], set[str]]:
@@ -246,8 +253,8 @@ def _spelled(text: str, a: tuple[set[str], set[str]], b: tuple[set[str], set[str
     return "".join(spelled)
 
 
-def _entities(text: str) -> set[str]:
-    return {e.casefold() for e in tx.facts(text).entities}
+# Where a statement may open: a line, a list item, or after a sentence's end.
+_SENTENCE_RE = re.compile(r"\n[ \t]*(?:[-*+]|\d+[.)])?[ \t]*|(?<=[.!?。！？；;])[ \t]*")
 
 
 def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[HitInfo],
@@ -265,7 +272,8 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
                                      *(h.path for h in hits)]))
     skip = set(exclude) | {p for p, label in labels.items() if label == "same_abstraction"}
     whole = decide.bag(raw_text)
-    entities = _entities(raw_text)
+    speakers = _actors(unit_name).union(
+        *(_actors(s) for s in _SENTENCE_RE.split(raw_text) if s.strip()))
     found: dict[str, Link] = {}
 
     def add(path: str, reason: str, evidence: str = "") -> None:
@@ -290,10 +298,11 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
             add(path, "source")
     for path in candidates:
         name = names.get(path) or _title(notes.get(path), path)
-        # A person both name, whose statement the node is ("Alice prefers ..."): another of
-        # her preferences. Any shared capitalised name linked one true link in nine on the
-        # SilverBullet docs, where every note names SilverBullet.
-        shares_entity = bool(entities & _actors(name))
+        # One person's statements, both ("Alice prefers ..." and "Alice wants ..."): another
+        # of her preferences. Not a node that only names her ("Dana OK'd it" is no preference
+        # of Dana's to link her other ones to); any shared capitalised name linked one true
+        # link in nine on the SilverBullet docs, where every note names SilverBullet.
+        shares_entity = bool(speakers & _actors(name))
         if _name_in(whole, name, lang, idf) or shares_entity or \
                 _names_share(unit_name, name, idf):
             add(path, "term")
