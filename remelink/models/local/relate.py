@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from remelink.models.local import decide
+from remelink.models.local import decide, people
 from remelink.models.local import text as tx
 from remelink.models.local.protocol import HitInfo
 from remelink.vault.notes import Note
@@ -272,8 +272,10 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
                                      *(h.path for h in hits)]))
     skip = set(exclude) | {p for p, label in labels.items() if label == "same_abstraction"}
     whole = decide.bag(raw_text)
-    speakers = _actors(unit_name).union(
-        *(_actors(s) for s in _SENTENCE_RE.split(raw_text) if s.strip()))
+    # Who the unit is about: a person a sentence of it opens with ("Priya is moving ...",
+    # "Dana prefers ..."), not one it only names ("... Dana OK'd it").
+    speakers = _actors(unit_name) | {
+        who.casefold() for who in map(people.subject_of, _SENTENCE_RE.split(raw_text)) if who}
     found: dict[str, Link] = {}
 
     def add(path: str, reason: str, evidence: str = "") -> None:
@@ -298,10 +300,10 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
             add(path, "source")
     for path in candidates:
         name = names.get(path) or _title(notes.get(path), path)
-        # One person's statements, both ("Alice prefers ..." and "Alice wants ..."): another
-        # of her preferences. Not a node that only names her ("Dana OK'd it" is no preference
-        # of Dana's to link her other ones to); any shared capitalised name linked one true
-        # link in nine on the SilverBullet docs, where every note names SilverBullet.
+        # The unit is about a person whose statement the node is ("Alice prefers ..."):
+        # another of her preferences, or what she does. Not a unit that only names her
+        # ("Dana OK'd it"); any shared capitalised name linked one true link in nine on the
+        # SilverBullet docs, where every note names SilverBullet.
         shares_entity = bool(speakers & _actors(name))
         if _name_in(whole, name, lang, idf) or shares_entity or \
                 _names_share(unit_name, name, idf):
