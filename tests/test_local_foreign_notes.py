@@ -263,6 +263,73 @@ def test_an_incident_is_one_runbook(tmp_path: Path) -> None:
     assert "what-i-checked" not in " ".join(digest)
 
 
+LABELLED_INCIDENT = """# incident: duplicate payouts, idem-redis evicting keys
+
+13 Feb, SEV2, found by Felix, I joined as IC.
+
+**Symptom**: 17 payouts sent to the bank rail twice between 02:00 and 03:10 UTC.
+
+**Checked**:
+- `redis-cli -h idem-redis INFO stats | grep evicted_keys` -> `evicted_keys:48211`
+- `redis-cli -h idem-redis CONFIG GET maxmemory-policy` -> `allkeys-lru`  ← there it is
+
+**Root cause**: idem-redis was created from the ratelimit module, which defaults to `allkeys-lru`.
+
+**Fix**:
+```
+redis-cli -h idem-redis CONFIG SET maxmemory-policy noeviction
+```
+and in Terraform `maxmemory_policy = "noeviction"` for the idem module (PR #2310).
+
+**Lesson**: idempotency keys are correctness data, not cache.
+"""
+
+LABELLED_INCIDENT_ZH = """# 故障：对账任务卡住
+
+3 月 9 日，值班刘洋发现。
+
+现象：对账任务 recon-nightly 跑了 6 小时没结束。
+
+排查：
+- `kubectl -n recon logs job/recon-nightly` 停在第 312 批，就是它了
+
+修复：
+```
+kubectl -n recon delete job recon-nightly
+```
+然后把批大小从 5000 调到 1000，重跑 40 分钟跑完。
+
+教训：批任务要有超时。
+"""
+
+
+@pytest.mark.parametrize("note", [LABELLED_INCIDENT, LABELLED_INCIDENT_ZH])
+def test_a_labelled_log_keeps_each_part_in_its_place(tmp_path: Path, note: str) -> None:
+    """A label (`**Fix**:`, `修复：`) heads what follows it up to the next label: the command
+    and the line after it are the fix, in that order; every line under `**Checked**:` is the
+    diagnosis (`← there it is` ends a sentence); what the log says before its symptom is its
+    context (issue 21: a check line was lost, the Terraform line landed in the diagnosis)."""
+    digest = dream(tmp_path, {"daily/2026-03-09/incident.md": note})
+    runbooks = [t for p, t in digest.items() if p.startswith("digest/procedure/")]
+    assert len(runbooks) == 1, list(digest)
+    text = runbooks[0]
+    zh = tx.is_cjk_text(note)
+    diagnosis = text.split("排查：" if zh else "Diagnosis:", 1)[1].split(
+        "修复：" if zh else "Fix:", 1)
+    fix = diagnosis[1].split("教训：" if zh else "Lesson:", 1)[0]
+    check, command, after = (("`kubectl -n recon logs job/recon-nightly`",
+                              "kubectl -n recon delete job recon-nightly",
+                              "批大小从 5000 调到 1000")
+                             if zh else
+                             ("CONFIG GET maxmemory-policy` -> `allkeys-lru` ← there it is",
+                              "CONFIG SET maxmemory-policy noeviction",
+                              '`maxmemory_policy = "noeviction"`'))
+    assert check in diagnosis[0], text
+    assert command in fix and after in fix, text
+    assert fix.index(command) < fix.index(after), text
+    assert ("背景：3 月 9 日" if zh else "Context: 13 Feb, SEV2") in text, text
+
+
 @pytest.mark.parametrize("statement,title", [
     # A Latin word counts as one (issue 21): the clause is whole, its number kept.
     ("journaldb 的 max_connections 是 200，还要给运维留余量。",

@@ -45,19 +45,33 @@ def procedure(note: Note, section: Section, blocks: list[tuple[str, str]], title
 
 def debug_runbook(note: Note, title: str, attached: list[tuple[str, str]],
                   steps: list[tuple[str, str]], failures: list[str], index: int,
-                  told: list[str] | None = None) -> Candidate:
-    """The log's runbook; `told` is what the note says outside its labelled parts and steps
-    (in order): with no symptom labelled, its first statement is the symptom (a log opens on
-    what was seen), the rest is the diagnosis."""
+                  told: list[tuple[str, str]] | None = None) -> Candidate:
+    """The log's runbook. `told` is what the note says besides its labelled lines, in order,
+    each with the labelled part it is in (`fix` after `**Fix**:`, "before" ahead of the first
+    label, "" in a log with no labels): a part keeps its statements in the note's order (the
+    fix's command, then the line that goes with it); with no symptom labelled, the first
+    statement is the symptom (a log opens on what was seen), the rest is the diagnosis."""
     points: list[str] = []
     by_kind: dict[str, list[str]] = {}
     for kind, text in attached:
         by_kind.setdefault(kind, []).append(text)
     told = list(told or [])
-    if told and "symptom" not in by_kind:
-        by_kind["symptom"] = [told.pop(0)]
-    said = {t for _, t in attached} | {t for _, t in steps}
-    steps = [("investigation", t) for t in told if t not in said] + steps
+    if told and "symptom" not in by_kind and told[0][0] in ("", "before", "symptom"):
+        by_kind["symptom"] = [told.pop(0)[1]]
+    said = {t for _, t in attached}
+    ordered: list[tuple[str, str]] = []
+    for part, text in told:
+        if text in said:
+            continue
+        if part == "before":
+            by_kind.setdefault("context", []).append(text)
+        elif part in ("symptom", "cause", "outcome", "lesson"):
+            by_kind.setdefault(part, []).append(text)  # the labelled part goes on
+        else:
+            ordered.append(("fix" if part == "fix" else "investigation", text))
+    in_order = {t for _, t in ordered}
+    steps = ordered + [s for s in steps if s[1] not in in_order]
+    points += [f"context: {t}" for t in by_kind.get("context", [])]
     for kind in ("symptom", "cause"):
         for text in by_kind.get(kind, []):
             points.append(f"{kind}: {text}")

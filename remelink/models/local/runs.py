@@ -35,6 +35,9 @@ class Piece:
     kind: str          # that block's kind: `para`, `item`, `num`
     text: str
     cand: Candidate | None  # the candidate it gave, None for a passing mention or a lead-in
+    # The labelled part of a debugging log it is in (`fix`, `cause`, ...); "before" ahead of
+    # the note's first label, "" in a note with none.
+    part: str = ""
 
 
 # An English statement that opens by pointing back at what came before it.
@@ -76,8 +79,14 @@ def unfinished(text: str) -> bool:
         return False
     if tx.is_cjk_text(plain):
         return plain.endswith(_DANGLING_ZH)
-    words = re.findall(r"[A-Za-z']+", plain)
-    return bool(words) and words[-1].lower() in tx.DANGLING
+    words = [w.lower() for w in re.findall(r"[A-Za-z']+", plain)]
+    if len(words) >= 2 and words[-1] in _AUXILIARY and words[-2] in _PRONOUN:
+        return False  # the verb's subject came first: `← there it is`, `that's what it was`
+    return bool(words) and words[-1] in tx.DANGLING
+
+
+_AUXILIARY = tx.word_set("is was are were am do does did has have had can could will would")
+_PRONOUN = tx.word_set("it i you he she we they this that there here what who")
 
 
 def _continues(run: list[Piece], piece: Piece) -> bool:

@@ -157,6 +157,7 @@ class _Note:
     introduces: bool = False  # the block being read is a lead-in to a list after it
     introduced: bool = False  # the block being read is an item of a list a lead-in introduces
     listing: str = ""  # the kind of the block read before
+    first_part: str = ""  # the part the note's first label (`**Symptom**:`) heads
     intro: int = 0  # paragraphs read before the first second-level heading
 
 
@@ -199,6 +200,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             if kind == "procedure":
                 continue
         local = kind
+        # The labelled part of a debugging log a statement is in (`**Fix**:` and what follows
+        # it up to the next label or heading): its role in the runbook.
+        part = kind if kind in _PARTS else ""
         for b_index, (k, raw) in enumerate(blocks):
             found.block = "aside" if k == "para" and _aside(raw) else k
             found.blocks += 1
@@ -214,6 +218,8 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                 found.intro = found.intro + 1 if section.level < 2 else INTRO + 1
             text = tx.clean_statement(raw)
             label = _label(text)
+            if label is None and k == "para" and _BARE_LABEL_RE.match(text):
+                part = ""  # a label of no kind known here (`Impact:`) ends the part before
             here = local
             if label:
                 here = label[0]
@@ -223,6 +229,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                     local = label[0]
                 if label[0] in debuglog.DEBUG_KINDS:
                     found.debug_kinds.append(label[0])
+                if label[0] in _PARTS and (k not in ("item", "num") or not label[1]):
+                    part = label[0]
+                    found.first_part = found.first_part or part
                 text = label[1][:1].upper() + label[1][1:]
                 if here == "chatter":
                     found.seen.add("attendance")  # `参会：…`, `Agenda:` and what it lists
@@ -248,7 +257,8 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                     continue
                 before = (len(found.out), len(found.attached), len(found.failures))
                 _statement(found, note, piece, here, index, s_index)
-                _read(found, before, runs.Piece(s_index, found.blocks, k, piece, None))
+                _read(found, before, runs.Piece(s_index, found.blocks, k, piece, None,
+                                                part or ("" if found.first_part else "before")))
     if procedures and found.failures:
         procedures[-1].points += [f"failure: {f}" for f in found.failures]
     elif found.failures:
@@ -265,11 +275,19 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                             if p.startswith("step: ")]
         # What the log tells between its labelled parts (what was tried, what it showed) is
         # its diagnosis, in the note's order; the log opens on what was seen.
-        told = [p for p in found.pieces if _prose(p.text) and not runs.unfinished(p.text)
+        # A labelled log's parts keep their statements (what follows `**Fix**:` is the fix),
+        # code included; what it says before its first label is the context.
+        told = [p for p in found.pieces if (_prose(p.text) or p.part in ("fix", "investigation"))
+                and not runs.unfinished(p.text)
                 and (p.cand is None or p.cand.kind not in ("lesson", "fact"))]
         inside = [p.cand for p in told if p.cand is not None]
+        # What a log says before its first label is its context when that label opens on the
+        # symptom (`13 Feb, SEV2, I joined as IC.`, then `**Symptom**: ...`); before a later
+        # part (`Fix:` after the story of the search) it is the diagnosis.
+        parts_told = [("" if p.part == "before" and found.first_part != "symptom" else p.part,
+                       p.text) for p in told]
         return [runbooks.debug_runbook(note, title, found.attached, found.steps,
-                                       found.failures, index, [p.text for p in told])] + \
+                                       found.failures, index, parts_told)] + \
             [c for c in found.out if c.kind not in ("lesson",) and c not in procedures
              and not any(c is i for i in inside)], ""
     if note.path.startswith(DAILY):
@@ -280,6 +298,9 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
 
 
+_BARE_LABEL_RE = re.compile(r"^[^:：`\n]{2,30}[:：]$")
+# The parts of a debugging log a label heads, besides the statement it labels.
+_PARTS = ("symptom", "cause", "investigation", "fix", "outcome", "lesson")
 _ACTIONS = ("actions", "next actions", "action", "行动", "待办事项")
 _CODE_RE = re.compile(r"`[^`\n]*`")
 _TASK_RE = re.compile(r"^\[[ xX]\]\s")  # a checkbox item: a task list's entry

@@ -230,6 +230,8 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         symptom = roles.get("symptom", [])
         parts.append(_labelled("symptom", symptom, lang) if symptom else
                      shapes.when_line(name, lang))
+        if roles.get("context"):
+            parts.append(_labelled("context", roles["context"], lang))
         if roles.get("cause"):
             parts.append(_labelled("cause", roles["cause"], lang))
         if roles.get("check"):
