@@ -303,6 +303,36 @@ kubectl -n recon delete job recon-nightly
 """
 
 
+def test_a_line_per_statement_paragraph_keeps_its_topics_apart(tmp_path: Path) -> None:
+    """A 1:1's notes written a line per statement, with no blank line between: each line is
+    its own statement, so one preference does not carry the next topic (issue 21: "one node
+    per topic")."""
+    digest = dream(tmp_path, {"daily/2026-02-10/1on1-felix.md": (
+        "1:1 w/ Felix\n\n"
+        "He'd rather get review comments as GitHub suggestions than as Slack messages, Slack "
+        "threads get lost.\n"
+        "He wants to own the payout-runner on-call runbook (there is none yet).\n")})
+    # Each node's own words (its links to the other node name the other topic).
+    nodes = {p: re.sub(r"\[\[[^\]]*\]\]", "", t) for p, t in digest.items()
+             if p.startswith("digest/")}
+    review = [t for t in nodes.values() if "GitHub suggestions" in t]
+    assert len(review) == 1 and "on-call runbook" not in review[0], nodes
+    assert any("on-call runbook" in t for t in nodes.values()), nodes
+
+
+@given(st.lists(st.text(alphabet="abcdefgh ", min_size=8, max_size=40).map(str.strip)
+                .filter(lambda w: len(w) > 3), min_size=2, max_size=5))
+def test_prose_wrapped_mid_sentence_stays_one_paragraph(lines: list[str]) -> None:
+    """Lines that do not each end a sentence are one paragraph (prose wrapped at a width)."""
+    from remelink.models.local import sections
+
+    text = [f"{line}" for line in lines]
+    text[-1] += "."
+    assert sections.blocks(text) == [("para", " ".join(text))]
+    assert sections.blocks([f"{line}." for line in lines]) == \
+        [("para", f"{line}.") for line in lines]
+
+
 @pytest.mark.parametrize("note", [LABELLED_INCIDENT, LABELLED_INCIDENT_ZH])
 def test_a_labelled_log_keeps_each_part_in_its_place(tmp_path: Path, note: str) -> None:
     """A label (`**Fix**:`, `修复：`) heads what follows it up to the next label: the command

@@ -68,7 +68,7 @@ def blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
         item = re.match(r"\s*[-*+]\s+(.*)", line)
         if not line.strip() or num or item:
             if current:
-                out.append((current_kind, " ".join(s.strip() for s in current)))
+                out += _flush(current_kind, current)
                 current = []
             if num:
                 current_kind, current = "num", [num.group(1)]
@@ -79,8 +79,24 @@ def blocks(lines: Sequence[str]) -> list[tuple[str, str]]:
             current.append(line)
             continue
         if current and current_kind != "para":
-            out.append((current_kind, " ".join(s.strip() for s in current)))
+            out += _flush(current_kind, current)
             current = []
         current_kind = "para"
         current.append(line)
     return [(k, t) for k, t in out if t.strip()]
+
+
+# The end of a sentence at the end of a line (a closing bracket or quote may follow it).
+_LINE_END_RE = re.compile(r"[.!?。！？][)）\]\"”'’]?$")
+
+
+def _flush(kind: str, lines: list[str]) -> list[tuple[str, str]]:
+    """One block of `lines`; a paragraph whose every line ends a sentence is a line per
+    statement, as people write a 1:1's or a standup's notes ("He'd rather ... Slack threads get
+    lost." / "He wants to own the runbook. Yes, go."): each line its own block, so one line's
+    topic is not run into the next. (Prose wrapped at a width ends few of its lines on a
+    sentence's end.)"""
+    if kind == "para" and len(lines) >= 2 and all(_LINE_END_RE.search(line.rstrip())
+                                                  for line in lines):
+        return [("para", line.strip()) for line in lines]
+    return [(kind, " ".join(s.strip() for s in lines))]
