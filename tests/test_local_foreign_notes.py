@@ -303,6 +303,23 @@ kubectl -n recon delete job recon-nightly
 """
 
 
+@pytest.mark.parametrize("heading", ["Alternative solutions", "What I tried", "解决办法"])
+def test_a_how_tos_solutions_section_is_kept(tmp_path: Path, heading: str) -> None:
+    """Only a note that tells a failure (a symptom, a cause, a lesson) is a debugging log whose
+    `Fix` or `What I tried` sections are its steps; in a how-to such a section is what the note
+    states (issue 21: `## Alternative solutions` and its commands vanished from the node)."""
+    note = ("# Seeing files opened by a process using opensnoop\n\n"
+            "I worked out a recipe using `opensnoop`, which comes pre-installed on macOS.\n\n"
+            "    sudo opensnoop 2>/dev/null | grep atuin\n\n"
+            f"## {heading}\n\n"
+            "- `iosnoop`\n- `fs_usage`\n"
+            "- `sudo dtrace -n 'syscall::open*:entry { printf(\"%s\",execname); }'`\n")
+    digest = dream(tmp_path, {"resource/2022-04-26/opensnoop.md": note})
+    text = "\n".join(t for p, t in digest.items() if p.startswith("digest/"))
+    for code in ("`iosnoop`", "`fs_usage`", "`sudo dtrace -n 'syscall::open*:entry"):
+        assert code in text, text
+
+
 def test_a_line_per_statement_paragraph_keeps_its_topics_apart(tmp_path: Path) -> None:
     """A 1:1's notes written a line per statement, with no blank line between: each line is
     its own statement, so one preference does not carry the next topic (issue 21: "one node

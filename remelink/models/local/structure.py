@@ -170,6 +170,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     names = people.named(title, note.body, note.path)
     person = names[0] if names else None
     procedures: list[Candidate] = []
+    debugging = _tells_a_failure(parts)
     for s_index, section in enumerate(parts):
         kind = tx.heading_kind(section.heading) if section.heading else "neutral"
         if section.level == 1 and kind != "procedure":
@@ -186,6 +187,10 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             continue
         blocks = sections.blocks(section.lines)
         numbered = [t for k, t in blocks if k == "num"]
+        if kind in ("investigation", "fix") and not debugging:
+            # `## Alternative solutions` in a how-to: what the section lists is what the note
+            # states, as under any heading (it was kept as a debugging log's steps, then lost).
+            kind = "neutral"
         if kind in ("investigation", "fix") and (numbered or blocks):
             found.steps += [(kind, tx.clean_statement(t)) for k, t in blocks
                             if k in ("num", "item")]
@@ -301,6 +306,23 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
 _BARE_LABEL_RE = re.compile(r"^[^:：`\n]{2,30}[:：]$")
 # The parts of a debugging log a label heads, besides the statement it labels.
 _PARTS = ("symptom", "cause", "investigation", "fix", "outcome", "lesson")
+def _tells_a_failure(parts: list[sections.Section]) -> bool:
+    """The note has a symptom, a cause or a lesson, as a heading or a labelled line: only
+    then may it be a debugging log (debuglog.is_debug_log), whose `Fix` and `What I tried`
+    sections are its steps."""
+    for section in parts:
+        if section.heading and section.level >= 2 and \
+                tx.heading_kind(section.heading) in _FAILURE_PARTS:
+            return True
+        for line in section.lines:
+            if ":" in line or "：" in line:
+                found = _label(line.strip().lstrip("-*+ "))
+                if found and found[0] in _FAILURE_PARTS:
+                    return True
+    return False
+
+
+_FAILURE_PARTS = ("symptom", "cause", "lesson")
 _ACTIONS = ("actions", "next actions", "action", "行动", "待办事项")
 _CODE_RE = re.compile(r"`[^`\n]*`")
 _TASK_RE = re.compile(r"^\[[ xX]\]\s")  # a checkbox item: a task list's entry
