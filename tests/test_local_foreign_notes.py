@@ -303,6 +303,19 @@ kubectl -n recon delete job recon-nightly
 """
 
 
+@pytest.mark.parametrize(("heading", "kind"), [
+    # A cue starts a word: not the `todo` of `autodoc` or `Mastodon`, the `cause` of `because`,
+    # the `to do` of `How to do it` (issue 21: til sections vanished as "chatter").
+    ("Setting up autodoc", "neutral"), ("toot - a Mastodon command line client", "neutral"),
+    ("Because the cache was cold", "neutral"), ("How to do it", "procedure"),
+    ("To do", "chatter"), ("TODO", "chatter"), ("Attendees", "chatter"),
+    ("Lessons learned", "lesson"), ("Installing it", "procedure"), ("Root cause", "cause"),
+    ("复盘", "lesson"), ("待办事项", "chatter"),
+])
+def test_a_heading_cue_starts_a_word(heading: str, kind: str) -> None:
+    assert tx.heading_kind(heading) == kind
+
+
 @pytest.mark.parametrize("heading", ["Alternative solutions", "What I tried", "解决办法"])
 def test_a_how_tos_solutions_section_is_kept(tmp_path: Path, heading: str) -> None:
     """Only a note that tells a failure (a symptom, a cause, a lesson) is a debugging log whose

@@ -232,7 +232,7 @@ def is_wish(text: str) -> bool:
 
 # Section headings: what kind of material a section holds.
 HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("chatter", ("attendee", "participant", "agenda", "todo", "to do", "action item",
+    ("chatter", ("attendee", "participant", "agenda", "todo", "to-do", "action item",
                  "参会", "出席", "议程", "待办", "行动项")),
     ("followup", ("next step", "follow-up", "follow up", "followup", "open question", "revisit",
                   "后续", "遗留")),
@@ -261,11 +261,24 @@ HEADING_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def heading_kind(heading: str) -> str:
+    """What kind of material a section holds, from a cue its heading writes: a Latin cue at the
+    start of a word (`Lessons learned`, `Installing`; not the `todo` of `autodoc` or the `cause`
+    of `because`), a Chinese one anywhere."""
     low = heading.lower()
-    for kind, cues in HEADING_KINDS:
-        if any(cue in low for cue in cues):
+    if _TO_DO_RE.match(low):
+        return "chatter"  # `To do`, not the `to do` of `How to do it`
+    for kind, pattern in _HEADING_RES:
+        if pattern.search(low):
             return kind
     return "neutral"
+
+
+_TO_DO_RE = re.compile(r"\W*to do(?: list)?\W*$")
+_HEADING_RES = tuple(
+    (kind, re.compile("|".join(
+        [rf"(?<![a-z0-9_]){re.escape(c)}" for c in cues if c.isascii()] +
+        [re.escape(c) for c in cues if not c.isascii()])))
+    for kind, cues in HEADING_KINDS)
 
 
 def has_cue(text: str, cues: tuple[str, ...]) -> bool:
