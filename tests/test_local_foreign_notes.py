@@ -92,6 +92,19 @@ WISHES = """# Team sync
 """
 
 
+@pytest.mark.parametrize(("line", "chatter"), [
+    ("Carelessly including `json.dumps()` output in HTML can lead to an XSS hole, thanks to "
+     "the following:", False),
+    ("The build takes 40 s now thanks to the cache.", False),
+    ("Thanks to Ana for the cake!", True),
+    ("Thanks everyone for coming.", True),
+])
+def test_thanks_to_after_a_clause_is_a_cause_not_thanks(line: str, chatter: bool) -> None:
+    from remelink.models.local import structure
+
+    assert structure._is_chatter(line) is chatter
+
+
 def test_a_wish_or_small_talk_becomes_no_node(tmp_path: Path) -> None:
     digest = dream(tmp_path, {"daily/2026-03-02/team-sync.md": WISHES})
     text = "\n".join(digest.values())

@@ -60,12 +60,18 @@ def _is_attendance(text: str) -> bool:
 def _is_chatter(text: str) -> bool:
     if _is_attendance(text) or tx.is_wish(text):
         return True
+    # "..., thanks to the following" after a clause gives its cause; "Thanks to Ana for the
+    # cake" opening a sentence thanks someone.
+    text = _THANKS_TO_RE.sub(" ", text)
     if not tx.has_cue(text, tx.CHATTER_CUES) or tx.has_cue(
             text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES):
         return False
     # A line dated `tomorrow` or `下周` that states a value is about that value.
     social = tuple(c for c in tx.CHATTER_CUES if c not in tx.WHEN_CUES)
     return tx.has_cue(text, social) or not tx.states_value(text)
+
+
+_THANKS_TO_RE = re.compile(r"(?<=[\w,)] )thanks to\b", re.I)
 
 
 # A line the author labels as the note's gist (`**TLDR:** Use `shutil.copyfileobj()``) is what
