@@ -96,10 +96,12 @@ WISHES = """# Team sync
     ("Carelessly including `json.dumps()` output in HTML can lead to an XSS hole, thanks to "
      "the following:", False),
     ("The build takes 40 s now thanks to the cache.", False),
-    ("Thanks to Ana for the cake!", True),
+    ("Thanks to tips on the SQLite forum I now know how to count these operations using "
+     "`.stats vmstep`.", False),
+    ("Thanks to Ana for the cake!", True), ("Thanks to the whole team.", True),
     ("Thanks everyone for coming.", True),
 ])
-def test_thanks_to_after_a_clause_is_a_cause_not_thanks(line: str, chatter: bool) -> None:
+def test_thanks_to_is_a_cause_unless_it_thanks_someone(line: str, chatter: bool) -> None:
     from remelink.models.local import structure
 
     assert structure._is_chatter(line) is chatter

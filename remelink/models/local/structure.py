@@ -60,9 +60,10 @@ def _is_attendance(text: str) -> bool:
 def _is_chatter(text: str) -> bool:
     if _is_attendance(text) or tx.is_wish(text):
         return True
-    # "..., thanks to the following" after a clause gives its cause; "Thanks to Ana for the
-    # cake" opening a sentence thanks someone.
-    text = _THANKS_TO_RE.sub(" ", text)
+    # "thanks to the following", "Thanks to tips on the forum I now know ..." give a cause;
+    # "Thanks to Ana for the cake", "Thanks to everyone!" thank someone.
+    if not _GRATITUDE_RE.search(text):
+        text = _THANKS_TO_RE.sub(" ", text)
     if not tx.has_cue(text, tx.CHATTER_CUES) or tx.has_cue(
             text, tx.RULE_CUES + tx.PREFERENCE_CUES + tx.DECISION_CUES):
         return False
@@ -71,7 +72,9 @@ def _is_chatter(text: str) -> bool:
     return tx.has_cue(text, social) or not tx.states_value(text)
 
 
-_THANKS_TO_RE = re.compile(r"(?<=[\w,)] )thanks to\b", re.I)
+_THANKS_TO_RE = re.compile(r"\bthanks to\b", re.I)
+_GRATITUDE_RE = re.compile(r"\bthanks to\b[^.!?\n]*?\bfor\b|^\W*thanks to(?:\W+\w+){1,3}\W*$",
+                           re.I)
 
 
 # A line the author labels as the note's gist (`**TLDR:** Use `shutil.copyfileobj()``) is what
