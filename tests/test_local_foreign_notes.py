@@ -92,6 +92,19 @@ WISHES = """# Team sync
 """
 
 
+@pytest.mark.parametrize(("text", "cues", "found"), [
+    ("Use it whenever the cache is cold.", tx.RULE_CUES, False),
+    ("It is commonly used for caching.", tx.RULE_CUES, False),
+    ("The design is still undecided.", tx.DECISION_CUES, False),
+    ("We never deploy on Fridays.", tx.RULE_CUES, True),
+    ("Lessons learned: pin the image.", tx.LESSON_CUES, True),
+    ("An outbox is a table of pending events.", tx.DEFINITION_CUES, True),
+    ("所有日志必须先脱敏。", tx.RULE_CUES, True),
+])
+def test_a_cue_starts_a_word(text: str, cues: tuple[str, ...], found: bool) -> None:
+    assert tx.has_cue(text, cues) is found
+
+
 @pytest.mark.parametrize(("line", "chatter"), [
     ("Carelessly including `json.dumps()` output in HTML can lead to an XSS hole, thanks to "
      "the following:", False),

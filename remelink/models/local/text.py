@@ -282,8 +282,17 @@ _HEADING_RES = tuple(
 
 
 def has_cue(text: str, cues: tuple[str, ...]) -> bool:
-    low = f" {text.lower()} "
-    return any(cue in low for cue in cues)
+    """A cue in `text`: a Latin cue from the start of a word (`never` is not in `whenever`,
+    `only` not in `commonly`, `decided` not in `undecided`; `lesson` is in `lessons`), a cue
+    that opens on a space (` is a `) or a Chinese one as written."""
+    return _cue_re(cues).search(f" {text.lower()} ") is not None
+
+
+@lru_cache(maxsize=64)
+def _cue_re(cues: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(
+        rf"(?<![a-z0-9_]){re.escape(c)}" if c[:1].isascii() and c[:1].isalnum()
+        else re.escape(c) for c in cues if c))
 
 
 @lru_cache(maxsize=32)
