@@ -565,10 +565,11 @@ class Disagreement:
     statement: str = ""  # the unit's statement that sets the new value, when it is one of several
 
 
-def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
-                 ) -> Disagreement | None:
+def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
+                 subject: str = "") -> Disagreement | None:
     """The node sentence closest to the unit that states a different number or date, or says the
-    opposite, and whether the unit explicitly corrects it.
+    opposite, and whether the unit explicitly corrects it. `subject`: the node's name and
+    description, what a sentence that names nothing speaks of (`with_subject`).
 
     A unit that rejects a value outright ("every 24 hours, not every 30 days") points at the node
     sentence holding the rejected value, however the two are worded.
@@ -610,7 +611,8 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
     # it changes.
     points = [sentence for sim, sentence in scored[:3] if sim >= T_POINT]
     points += [sentence for _, sentence in scored[3:] + scored[:3]
-               if sentence not in points and same_point(unit_text, sentence, u, idf)]
+               if sentence not in points and
+               same_point(unit_text, with_subject(sentence, subject, unit_text), u, idf)]
     for sentence in points:
         # Only a unit that says it corrects something ("no longer", "changed to", "更正")
         # corrects this sentence. The same sentence with another value is not enough: on STS-B
@@ -1108,11 +1110,12 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     if ent and len(sentences) > 2:
         # A document names its subject at its opening; a line deeper in it that the unit sets
         # another value of, naming what the unit names (`P0`), is what the unit is about.
-        line = disagreement(unit_text, sentences[2:], idf)
+        line = disagreement(unit_text, sentences[2:], idf, subject=node_head)
         if line is not None and entity_conflict(unit_text, line.sentence) is None and \
                 person_conflict(unit_text, line.sentence) is None and \
                 set(named_tokens(unit_text, names_too=False)) & \
-                set(named_tokens(line.sentence, names_too=False)):
+                set(named_tokens(with_subject(line.sentence, node_head, unit_text),
+                                 names_too=False)):
             ent = None
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
@@ -1128,11 +1131,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     elif act:
         kind, description, old = "action", act, passage
     else:
-        found = disagreement(unit_text, [node_head, *sentences], idf)
+        found = disagreement(unit_text, [node_head, *sentences], idf, subject=node_head)
         if found is not None and found.sentence == node_head and sentences:
             # The name and description say it, and so does a line of the body: the line is
             # what a correction quotes (and marks superseded), not the node's head.
-            line = disagreement(unit_text, sentences, idf)
+            line = disagreement(unit_text, sentences, idf, subject=node_head)
             if line is not None and line.kind == found.kind:
                 found = replace(found, sentence=line.sentence,
                                 statement=found.statement or line.statement)
@@ -1216,10 +1219,21 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
                       # A handover names the sentence's holder and its thing: its point.
-                      point_contained=bool(old) and (kind in ("owner", "tool") or
-                                                     same_point(unit_text, old or "", u, idf)),
+                      point_contained=bool(old) and (kind in ("owner", "tool") or same_point(
+                          unit_text, with_subject(old or "", node_head, unit_text), u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
+
+
+def with_subject(sentence: str, node_head: str, unit_text: str) -> str:
+    """A node's sentence read with its subject: a line that names nothing ("Retention on the
+    topic is 7 days") speaks of what the node's name and description name, and the identifiers
+    of those that the unit names too (`journal.postings.v2`) are added to it."""
+    if not node_head or named_tokens(sentence, names_too=False):
+        return sentence
+    subject = [t for t in named_tokens(node_head, names_too=False)
+               if is_identifier(t) and says(unit_text, t)]
+    return f"{sentence} ({', '.join(subject)})" if subject else sentence
 
 
 HEAD_RESTATED = 0.5  # share of a node's name and description a restating unit holds
