@@ -84,3 +84,94 @@ def test_a_new_value_of_a_chinese_document_line_that_names_only_its_subject_corr
     assert "21 天" in node and "该主题的消息保留 5 天" in node
     assert "更正" in node
     assert not any("21 天" in text for path, text in digest.items() if path not in design)
+
+
+GUIDE = """# HTTP API conventions
+
+What API review checks on every new endpoint of the team.
+
+1. **Paths** are plural nouns in kebab-case under a version: `/v2/refund-requests`.
+2. **Money** is an object `{"amount_cents": 1250, "currency": "USD"}`. Never a float.
+3. **Pagination** uses `cursor` and `limit`; `limit` is at most 100. No offset paging.
+4. **Errors** use `application/problem+json` with a stable `code`.
+"""
+
+REVIEW = """# Review of the refunds service PR
+
+Reviewers: Ana, Kofi.
+
+## Reminders (came up again)
+- List endpoints take `cursor` and `limit`, no offset.
+- Money goes as `amount_cents` plus `currency`, never a float.
+
+## Other
+- The retry helper should log the attempt number.
+"""
+
+REVIEW_PLAIN = REVIEW.replace("## Reminders (came up again)", "## Findings")
+
+REVIEW_ZH = """# 退款服务代码评审
+
+评审人：李娜、王强。记几条这次反复提到的问题：
+
+- 列表接口用 `cursor` 和 `limit` 分页，不要 offset。
+- 金额用 `amount_cents` 加币种，别用 float。
+
+王强补充：重试的日志要带上第几次。
+"""
+
+
+def test_a_list_said_again_under_its_lead_in_corroborates_the_documents_node(
+        tmp_path: Path) -> None:
+    # "Reminders (came up again)" says its list is said again: each item is a line of its own
+    # that restates a rule of the guide, which is corroborated with a Sources sentence quoting
+    # it; the guide's body gets no "Also: ...".
+    digest = dream(tmp_path, {"resource/api-conventions.md": GUIDE,
+                              "daily/2026-04-14/review.md": REVIEW})
+    guide = citing(digest, "resource/api-conventions.md")
+    assert len(guide) == 1
+    node = digest[guide[0]]
+    body, _, sources = node.partition("## Sources")
+    # Each restated line is quoted by a Sources sentence (a node update only inserts).
+    assert "restates this: Money goes as amount_cents plus currency" in sources
+    assert "restates this: List endpoints take cursor and limit, no offset" in sources
+    assert "daily/2026-04-14" not in body and "Also:" not in body
+    # Nothing of the review's restated lines is a node of its own.
+    assert not any("List endpoints" in text for path, text in digest.items()
+                   if path not in guide)
+
+
+def test_the_same_list_without_a_lead_in_saying_so_stays_in_its_note(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/api-conventions.md": GUIDE,
+                              "daily/2026-04-14/review.md": REVIEW_PLAIN})
+    guide = citing(digest, "resource/api-conventions.md")
+    assert len(guide) == 1
+    assert "[[daily/2026-04-14/review.md" not in digest[guide[0]]
+
+
+def test_a_chinese_list_said_again_corroborates_the_english_documents_node(
+        tmp_path: Path) -> None:
+    # "记几条这次反复提到的问题：" (points that came up again and again): its items restate the
+    # English guide's rules, across languages (the identifiers they share: `cursor`, `limit`).
+    digest = dream(tmp_path, {"resource/api-conventions.md": GUIDE,
+                              "daily/2026-04-14/评审.md": REVIEW_ZH})
+    guide = citing(digest, "resource/api-conventions.md")
+    assert len(guide) == 1
+    node = digest[guide[0]]
+    body, _, sources = node.partition("## Sources")
+    assert "[[daily/2026-04-14/评审.md" in sources and "再次说明了这一点" in sources
+    assert "评审" not in body
+
+
+def test_an_item_under_the_lead_in_with_another_value_is_no_restatement(
+        tmp_path: Path) -> None:
+    # Said "again", but with another bound (`limit` up to 500, the guide says 100): not the
+    # guide's rule said again, and no cue of a correction either.
+    review = REVIEW.replace("take `cursor` and `limit`, no offset.",
+                            "take `cursor` and `limit`, with `limit` up to 500.")
+    review = review.replace("- Money goes as `amount_cents` plus `currency`, never a float.\n", "")
+    digest = dream(tmp_path, {"resource/api-conventions.md": GUIDE,
+                              "daily/2026-04-14/review.md": review})
+    guide = citing(digest, "resource/api-conventions.md")
+    assert len(guide) == 1
+    assert "[[daily/2026-04-14/review.md" not in digest[guide[0]]

@@ -342,15 +342,28 @@ _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
 def passages(body: str) -> list[str]:
     """The statements of a node body (Sources excluded): one per sentence, list item or quote
     line, link syntax reduced to its display text."""
+    return [p for block, heading in _blocks(body)
+            for p in ([block] if heading else tx.sentences(block)) if p]
+
+
+def blocks(body: str) -> list[str]:
+    """The paragraphs, list items and headings of a node body (Sources excluded), each one text:
+    a document's rule is one list item however many sentences it has ("Pagination is cursor
+    based: `page_token` and `page_size`; ... No offset pagination on tables that grow.")."""
+    return [block for block, _ in _blocks(body)]
+
+
+def _blocks(body: str) -> list[tuple[str, bool]]:
+    """(text, is a heading) of each paragraph, list item and heading of a node body."""
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
     # A line struck as superseded by a correction is withdrawn: no claim of the node.
     prose = without_superseded(body[: m.start()] if m else body)
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     block: list[str] = []
 
     def flush() -> None:
         if block:
-            out.extend(tx.sentences(tx.clean_statement(" ".join(block))))
+            out.append((tx.clean_statement(" ".join(block)), False))
             block.clear()
 
     for line in prose.replace("\r\n", "\n").split("\n"):
@@ -360,7 +373,7 @@ def passages(body: str) -> list[str]:
             if stripped.startswith("#"):
                 heading = stripped.lstrip("#").strip()
                 if heading:
-                    out.append(tx.clean_statement(heading))
+                    out.append((tx.clean_statement(heading), True))
             continue
         if _LIST_RE.match(line):
             flush()
@@ -368,7 +381,7 @@ def passages(body: str) -> list[str]:
             continue
         block.append(stripped)
     flush()
-    return [p for p in out if p]
+    return [(b, h) for b, h in out if b]
 
 
 def best_window(u: Bag, sentences: Sequence[str], idf: IdfFn,
@@ -1072,13 +1085,14 @@ def _sentence_at(text: str, pos: int) -> str:
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = (), linked: bool = False,
-            document: bool = False) -> Comparison:
+            document: bool = False, cued: bool = False) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
     cosine of the unit with each text (called once, with the best passage). `linked`: the
     unit's notes link a note the node cites (a wikilink says the later note refers to it);
     `document`: the unit is a whole document or runbook (its summary leads many points), never
-    one statement said again."""
+    one statement said again; `cued`: the unit is said under a lead-in that says it is said
+    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1158,7 +1172,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     restated = False
     if not document and kind in (None, "entity") and \
             restates_standing(unit_text, node_head, sentences, lexical, lang, idf,
-                              linked=linked):
+                              linked=linked, cued=cued, lines=blocks(node_body)):
         # Said again, on what the node names: the names the unit adds (`offset`, a reviewer)
         # are the occasion, not another subject.
         kind = description = None
@@ -1176,7 +1190,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         kind, description, old = "order", "another handover of the same thing", passage
     elif same:
         kind = description = old = None
-    if not restated and tx.has_word_cue(unit_text, RESTATEMENT_CUES):
+    if not restated and (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES)):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
@@ -1275,8 +1289,12 @@ def says(text: str, token: str) -> bool:
                      text.casefold()) is not None
 
 
+_CODE_SPAN_RE = re.compile(r"`([^`\n]{1,40})`")
+
+
 def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], lexical: float,
-                      lang: str, idf: IdfFn, *, linked: bool = False) -> bool:
+                      lang: str, idf: IdfFn, *, linked: bool = False, cued: bool = False,
+                      lines: Sequence[str] = ()) -> bool:
     """The unit says the node's point again: it says so (a cue of repetition or of a standing
     rule: "again", "per the style guide", "按规定", "不变"), or its note links the node's note;
     it writes an identifier or name the node writes; it is about what the node is about (an
@@ -1285,7 +1303,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     digest weighs every word it has not seen yet the most); and it states no value the node
     does not (a changed value is a correction, not this). A unit of many statements (a whole
     document) is never one node's point said again."""
-    cue = tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
+    cue = cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
     if not (linked or cue):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
@@ -1293,7 +1311,10 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     node_text = f"{node_head} {' '.join(sentences)}"
     shared = shared_identifiers(unit_text, node_text)
     said = said_across(unit_text, node_text)
-    if not (shared or said):
+    # What the unit writes as code (`cursor`, `limit`) names a thing, and the node says it.
+    coded = {t.strip() for t in _CODE_SPAN_RE.findall(unit_text.casefold())
+             if t.strip() and says(node_text, t.strip())}
+    if not (shared or said or coded):
         return False
     on_topic = lexical >= thresholds(False, lang)[1] / 2
     # What the node is about: an identifier its name or description writes, or most of its
@@ -1303,16 +1324,23 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     # subject at its head, each of its rules deeper in.
     # Or, across languages, one sentence of the node says two of the things the unit names
     # ("按规定要 shadow 满两轮才能做 primary" / "New people shadow two full rotations before they
-    # go primary"): one shared word (`on-call`) is a topic, two are the point.
+    # go primary"): one shared word (`on-call`) is a topic, two are the point. A document's
+    # rule is a line of it, however many sentences ("Pagination is cursor based: `page_token`
+    # ... No offset pagination"); in one language, two shared identifiers likewise.
     about = bool({t for t in shared if is_identifier(t)} &
                  set(named_tokens(node_head, names_too=False))) or \
-        any(sum(says(s, t) for t in said) >= 2 for s in sentences) or \
+        any(sum(says(s, t) for t in said | shared | coded) >= 2
+            for s in [*sentences, *lines]) or \
         coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED or \
         (linked and cue and any(is_identifier(t) for t in shared))
     # A link alone is about the whole note: the unit must also be on the node's topic.
     if not (about if cue else (on_topic and about)):
         return False
-    mine = tx.facts(_assertive(unit_text)).quantities
+    # The values of the statements that say the node's thing: another statement of the unit
+    # is its occasion ("这次 PR 里 ... 差一分钱": this review's bug, not the rule's value).
+    point = [st for st in statements_of(unit_text)
+             if any(says(st, t) for t in shared | said | coded)] or [unit_text]
+    mine = tx.facts(_assertive(" ".join(point))).quantities
     theirs = tx.facts(node_text).quantities
     if across(unit_text, node_text):
         # Across languages only the values can be compared ("两轮" / "two full rotations").

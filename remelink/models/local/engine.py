@@ -254,7 +254,9 @@ class LocalModel:
         # The unit's words, without the links they may hold: the engine writes its own.
         name = tx.unlinked(str(unit.get("name", "")).strip())
         summary = tx.unlinked(str(unit.get("summary", "")).strip())
-        points = [tx.unlinked(str(p)) for p in unit.get("points") or []]
+        # The lead-in a line is said under is no point of what it says (`cued` below).
+        points = [tx.unlinked(str(p)) for p in unit.get("points") or []
+                  if pts.parse(str(p)).role != "under"]
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
         linked = relate.linked_entries(unit.get("linked_notes"))
@@ -427,7 +429,7 @@ class LocalModel:
 
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
                  semantic: bool = True, links: Sequence[str] = (),
-                 document: bool = False) -> decide.Comparison:
+                 document: bool = False, cued: bool = False) -> decide.Comparison:
         from remelink.vault import frontmatter
 
         try:
@@ -440,7 +442,7 @@ class LocalModel:
         # The unit's notes link a note this node cites: the later note refers to the earlier.
         linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
-                              unit_paths=paths, linked=linked, document=document)
+                              unit_paths=paths, linked=linked, document=document, cued=cued)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -497,6 +499,8 @@ class LocalModel:
         document = str(unit.get("kind") or "") in ("procedure", "topic") or \
             bucket == "procedure" or len(points) > 2
         echo = str(unit.get("kind") or "") == extract.ECHO
+        # Said under a lead-in that says its list is said again ("Agreed / reminders").
+        cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
         # A line's unit only updates a node of another note: its own note's nodes are not
         # compared (the comparison is most of a unit's cost).
         home = [p for p, n in notes.items() if p.startswith(digest) and
@@ -504,14 +508,16 @@ class LocalModel:
         for path, note in notes.items():
             if path.startswith(digest) and path not in home:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
-                                                     links=linked_paths, document=document)))
+                                                     links=linked_paths, document=document,
+                                                     cued=cued)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
         lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
             compared = [(p, self._compare(unit_text, notes[p], paths, links=linked_paths,
-                                          document=document) if i < SEMANTIC_TOP else c)
+                                          document=document, cued=cued)
+                          if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
         for path, label in lexical_labels.items():
@@ -683,6 +689,11 @@ class LocalModel:
                 action = "CORROBORATE"
                 new_body = body
             roles = write.update_roles(sources, new_sources, summary, points, parsed)
+            if comp.restated and not new_sources:
+                # A note the node cites as restating one of its lines says another again: a
+                # Sources sentence of its own quotes that one.
+                roles += [(replace(s, claim=summary), "corroborate") for s in sources
+                          if s.path in cited and write.restates_more(body, s.path, summary)]
         if related:
             # The sentence stands in the target node: it speaks from that node's bucket.
             own_bucket = target.split("/")[-2] if target.count("/") >= 2 else bucket
