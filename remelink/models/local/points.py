@@ -8,8 +8,8 @@ into the node; `said` is provenance only (who said it, on which day, in which tu
 Joanna; 2022-01-23; D2:3, D2:5`) and never appears as prose; so is `again` (a later note's
 words that say the unit's point again, `again@2: Dana repeated: status goes in ...`: its
 Sources sentence quotes them, the body does not repeat them), and `under` (the lead-in of the
-list a line is in, when it says the list is said again: `under: Agreed / reminders`). Points without a known role are
-plain statements (an LLM's points).
+list a line is in, when it says the list is said again: `under: Agreed / reminders`). Points
+without a known role are plain statements (an LLM's points).
 """
 
 from __future__ import annotations
