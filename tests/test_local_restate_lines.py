@@ -176,3 +176,65 @@ def test_an_item_under_the_lead_in_with_another_value_is_no_restatement(
     guide = citing(digest, "resource/api-conventions.md")
     assert len(guide) == 1
     assert "[[daily/2026-04-14/review.md" not in digest[guide[0]]
+
+
+POLICY_ZH = """# 支付网关发布规范
+
+适用于 gateway-api 以及所有跟资金相关的服务。
+
+- 常规发布窗口：每周三 10:00–15:00。
+- 每个月月底前封版三天，封版期间只修 P0。
+- hotfix 也要事后补发布单。
+"""
+
+MEETING_ZH = """# 网关发布周会 5/12
+
+1. 小李问 hotfix 要不要发布单：要，事后补，规范里写了。
+2. 5 月月底的教训：封版三天不够。
+   **决定：从 6 月开始，月底前封版五天。** 封版期间只修 P0。
+"""
+
+
+def test_a_line_said_as_the_policy_says_corroborates_it_and_a_later_line_still_corrects_it(
+        tmp_path: Path) -> None:
+    # "规范里写了" (the policy says so): the meeting's line holds the policy's hotfix line, and
+    # corroborates the policy's node. The meeting's decision further down still corrects the
+    # policy's freeze, though the policy's node now cites the meeting (it is not the meeting's
+    # own node: that is the node drawn from it).
+    digest = dream(tmp_path, {"resource/网关发布规范.md": POLICY_ZH,
+                              "daily/2026-05-12/发布周会.md": MEETING_ZH})
+    policy = citing(digest, "resource/网关发布规范.md")
+    assert len(policy) == 1
+    node = digest[policy[0]]
+    body, _, sources = node.partition("## Sources")
+    assert "[[daily/2026-05-12/发布周会.md]]" in sources and "再次说明了这一点" in sources
+    assert "更正" in body and "五天" in body
+    assert not any("小李问" in text for path, text in digest.items() if path not in policy)
+
+
+POLICY = """# Payments on-call policy
+
+Applies to everyone in the pay-oncall rotation.
+
+- Acknowledge a page within 10 minutes.
+- Pages go through PagerDuty, service `payments-platform`. Don't page people on Slack DMs.
+- A postmortem is due within 5 working days.
+"""
+
+TOOLING = ("# Paging tool decision\n\n"
+           "Decision: from 1 June, pay-oncall pages go through rootly.io, schedule `pay-primary`. "
+           "PagerDuty stays as a backup until 30 June. Sam updates the policy doc. Ines tells "
+           "the rotation on Monday.\n")
+
+
+def test_two_lines_of_a_note_with_the_same_change_correct_the_node_once(tmp_path: Path) -> None:
+    # The decision is a unit of several points, and its line a line unit too; the policy's
+    # line stays unstruck (two sentences): the line meets it again after the decision corrected
+    # it (another tool), and the node already records that correction from that note.
+    digest = dream(tmp_path, {"resource/oncall-policy.md": POLICY,
+                              "daily/2026-05-20/paging.md": TOOLING})
+    policy = citing(digest, "resource/oncall-policy.md")
+    assert len(policy) == 1
+    node = digest[policy[0]]
+    assert node.count("Corrected on 2026-05-20") == 1, node
+    assert "rootly.io" in node

@@ -1292,6 +1292,16 @@ def says(text: str, token: str) -> bool:
 _CODE_SPAN_RE = re.compile(r"`([^`\n]{1,40})`")
 
 
+def _holds_line(unit_text: str, line: str, names: set[str], idf: IdfFn) -> bool:
+    """The unit holds most of the weighted terms of a node's line (POINT_CONTAIN, numbers left
+    out), a line of a few terms at least that names one of `names`."""
+    if not any(says(line, t) for t in names):
+        return False
+    b = bag(tx._WORD_NUM_RE.sub(" ", line))
+    return len(b.counts) >= 4 and \
+        coverage(b, bag(tx._WORD_NUM_RE.sub(" ", unit_text)), idf) >= POINT_CONTAIN
+
+
 def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], lexical: float,
                       lang: str, idf: IdfFn, *, linked: bool = False, cued: bool = False,
                       lines: Sequence[str] = ()) -> bool:
@@ -1326,11 +1336,14 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     # ("按规定要 shadow 满两轮才能做 primary" / "New people shadow two full rotations before they
     # go primary"): one shared word (`on-call`) is a topic, two are the point. A document's
     # rule is a line of it, however many sentences ("Pagination is cursor based: `page_token`
-    # ... No offset pagination"); in one language, two shared identifiers likewise.
+    # ... No offset pagination"); in one language, two shared identifiers likewise. Or the unit
+    # holds most of one line of the node that names what they share ("何伟问 hotfix 要不要发布单：
+    # 要，事后补，规范里写了" / "补充：hotfix 也要事后补发布单").
     about = bool({t for t in shared if is_identifier(t)} &
                  set(named_tokens(node_head, names_too=False))) or \
         any(sum(says(s, t) for t in said | shared | coded) >= 2
             for s in [*sentences, *lines]) or \
+        any(_holds_line(unit_text, b, said | shared | coded, idf) for b in lines) or \
         coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED or \
         (linked and cue and any(is_identifier(t) for t in shared))
     # A link alone is about the whole note: the unit must also be on the node's topic.

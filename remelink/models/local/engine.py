@@ -501,12 +501,16 @@ class LocalModel:
         echo = str(unit.get("kind") or "") == extract.ECHO
         # Said under a lead-in that says its list is said again ("Agreed / reminders").
         cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
-        # A line's unit only updates a node of another note: its own note's nodes are not
-        # compared (the comparison is most of a unit's cost).
+        # A line's unit only updates a node of another note: its own note's nodes (those
+        # drawn from it: their first source) are not compared (the comparison is most of a
+        # unit's cost). A node of another note that cites it as restating or correcting it
+        # still is (another line of the note may change that node's value).
         home = [p for p, n in notes.items() if p.startswith(digest) and
                 any(f"[[{s}" in n.body for s in paths)] if echo else []
+        own_nodes = [p for p in home if _first_source(notes[p].body) in paths]
+        home = own_nodes + [p for p in home if p not in own_nodes]
         for path, note in notes.items():
-            if path.startswith(digest) and path not in home:
+            if path.startswith(digest) and path not in own_nodes:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
                                                      links=linked_paths, document=document,
                                                      cued=cued)))
@@ -631,6 +635,15 @@ class LocalModel:
             statement = comp.new_sentence or summary
             date = when.group(1) if when else today
             line = write.correction_line(statement, comp.old_sentence, source, date, lang)
+            old_quote = tx.clean_statement(comp.old_sentence).rstrip("。.")
+            if any(f"[[{source}]]" in held and f"\u201c{old_quote}\u201d" in held
+                   for held in body.split("\n") if held.startswith(">")):
+                # The note's correction of this line is recorded already (another line of the
+                # note says the same change): nothing to add.
+                done = "节点已记录这一更正。" if lang == "zh" else \
+                    "The node already records this correction."
+                return answer({"action": "CORRECT", "target_path": target, "note": done,
+                               "classification": classes})
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
             # The old line stays, struck through and dated: a reader meets it as superseded.
             new_body = write.strike_superseded(new_body, comp.old_sentence, date, lang,
@@ -945,6 +958,14 @@ def _prose(body: str) -> str:
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
     text = body[:m.start()] if m else body
     return tx.clean_statement(text.replace("\n", " "))
+
+
+def _first_source(body: str) -> str:
+    """The note a node is drawn from: the first one its Sources section cites."""
+    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
+    link = re.search(r"\[\[([^\]|#]+?)(?:\.md)?(?:[|#][^\]]*)?\]\]", body[m.end():]) if m else None
+    return f"{link.group(1)}.md" if link and not link.group(1).endswith(".md") else \
+        (link.group(1) if link else "")
 
 
 def _description(summary: str, lang: str, bucket: str = "", name: str = "",
