@@ -238,3 +238,20 @@ def test_two_lines_of_a_note_with_the_same_change_correct_the_node_once(tmp_path
     node = digest[policy[0]]
     assert node.count("Corrected on 2026-05-20") == 1, node
     assert "rootly.io" in node
+
+
+def test_items_said_again_that_only_name_what_a_rule_names_are_no_restatement(
+        tmp_path: Path) -> None:
+    # Said again, and naming two things the guide's pagination and money lines name, but about
+    # logging: two shared names are a topic, not the rule said again.
+    review = """# Review of the audit service PR
+
+## Reminders (came up again)
+- Don't log `cursor` or `limit` values in prod.
+- Never write `amount_cents` and `currency` to the audit log.
+"""
+    digest = dream(tmp_path, {"resource/api-conventions.md": GUIDE,
+                              "daily/2026-04-15/review.md": review})
+    guide = citing(digest, "resource/api-conventions.md")
+    assert len(guide) == 1
+    assert "[[daily/2026-04-15/review.md" not in digest[guide[0]]

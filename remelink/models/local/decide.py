@@ -1292,6 +1292,21 @@ def says(text: str, token: str) -> bool:
 _CODE_SPAN_RE = re.compile(r"`([^`\n]{1,40})`")
 
 
+def _says_more(unit_text: str, line: str, names: set[str]) -> bool:
+    """Besides the names they share, the unit and a node's line share a word (`offset`,
+    `float`), not a negation: two names alone are a topic ("Don't log `cursor` or `limit` values" is no
+    pagination rule). Across English and Chinese the words cannot be compared: the names are
+    all there is."""
+    if across(unit_text, line):
+        return True
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])"
+                                  for n in sorted(names, key=len, reverse=True)), re.I)
+    # ... nor a negation ("never a float" / "never write them to the audit log").
+    plain = (bag(tx._NEGATION_RE.sub(" ", pattern.sub(" ", t))).counts.keys()
+             for t in (unit_text, line))
+    return bool(next(plain) & next(plain))
+
+
 def _holds_line(unit_text: str, line: str, names: set[str], idf: IdfFn) -> bool:
     """The unit holds most of the weighted terms of a node's line (POINT_CONTAIN, numbers left
     out), a line of a few terms at least that names one of `names`."""
@@ -1341,8 +1356,8 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     # 要，事后补，规范里写了" / "补充：hotfix 也要事后补发布单").
     about = bool({t for t in shared if is_identifier(t)} &
                  set(named_tokens(node_head, names_too=False))) or \
-        any(sum(says(s, t) for t in said | shared | coded) >= 2
-            for s in [*sentences, *lines]) or \
+        any(sum(says(s, t) for t in said | shared | coded) >= 2 and
+            _says_more(unit_text, s, said | shared | coded) for s in [*sentences, *lines]) or \
         any(_holds_line(unit_text, b, said | shared | coded, idf) for b in lines) or \
         coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED or \
         (linked and cue and any(is_identifier(t) for t in shared))
