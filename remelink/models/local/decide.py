@@ -1294,9 +1294,9 @@ _CODE_SPAN_RE = re.compile(r"`([^`\n]{1,40})`")
 
 def _says_more(unit_text: str, line: str, names: set[str]) -> bool:
     """Besides the names they share, the unit and a node's line share a word (`offset`,
-    `float`), not a negation: two names alone are a topic ("Don't log `cursor` or `limit` values" is no
-    pagination rule). Across English and Chinese the words cannot be compared: the names are
-    all there is."""
+    `float`), not a negation: two names alone are a topic ("Don't log `cursor` or `limit`
+    values" is no pagination rule). Across English and Chinese the words cannot be compared:
+    the names are all there is."""
     if across(unit_text, line):
         return True
     pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])"
