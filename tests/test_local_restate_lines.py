@@ -209,6 +209,8 @@ def test_a_line_said_as_the_policy_says_corroborates_it_and_a_later_line_still_c
     body, _, sources = node.partition("## Sources")
     assert "[[daily/2026-05-12/发布周会.md]]" in sources and "再次说明了这一点" in sources
     assert "更正" in body and "五天" in body
+    # The meeting, cited already as restating the policy, is named as the correction's too.
+    assert "更正依据 [[daily/2026-05-12/发布周会.md]]" in sources
     assert not any("小李问" in text for path, text in digest.items() if path not in policy)
 
 

@@ -657,7 +657,13 @@ class LocalModel:
             if rest:
                 new_body = write.insert_before_sources(new_body,
                                                        write.refine_paragraph(rest, lang))
-            roles = [(s, "correct") for s in new_sources]
+            # A note the node cites already (as restating it) is the correction's source too.
+            sources_part = body[m.end():] if (m := re.search(r"^##[ \t]+sources\b.*$", body,
+                                                             re.I | re.M)) else ""
+            roles = [(s, "correct") for s in new_sources] + \
+                [(s, "correct") for s in sources if s.path in cited and s.path == source and
+                 not any(f"[[{s.path}" in held and ("correction" in held or "更正" in held)
+                         for held in sources_part.split("\n"))]
         else:
             # Background a note gives for its claim (its context, a follow-up) is not new
             # material for a node that already holds the claim.
