@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from local_support import dream
+
+from remelink.models.local import decide
 
 
 def citing(digest: dict[str, str], note: str) -> list[str]:
@@ -257,3 +260,35 @@ def test_items_said_again_that_only_name_what_a_rule_names_are_no_restatement(
     guide = citing(digest, "resource/api-conventions.md")
     assert len(guide) == 1
     assert "[[daily/2026-04-15/review.md" not in digest[guide[0]]
+
+
+LIMITS_HEAD = "Service limits. Limits for the settlement services, reviewed every quarter."
+LIMITS = """Limits for the settlement services, reviewed every quarter.
+
+- Pods restart when they pass the limit; alerts fire at 80 %.
+- Requests time out after 30 s at the gateway.
+- `recon_export.max_memory` is 1 GiB.
+- `payout_runner.max_memory` is 4 GiB.
+"""
+
+LIMITS_ZH_HEAD = "结算服务资源上限。每季度复查一次。"
+LIMITS_ZH = """每季度复查一次。
+
+- 超过上限的 Pod 会被重启，80% 时告警。
+- `recon_export.max_memory` 是 1 GiB。
+- `payout_runner.max_memory` 是 4 GiB。
+"""
+
+
+@pytest.mark.parametrize(("head", "body", "unit", "corrects"), [
+    (LIMITS_HEAD, LIMITS, "Decision: from now on `recon_export.max_memory` is 2 GiB.", True),
+    # Another setting's value: the line names what its value belongs to, the unit names
+    # something else. No correction of that line (a related node, not a CORRECT).
+    (LIMITS_HEAD, LIMITS, "Decision: from now on `fee_service.max_memory` is 2 GiB.", False),
+    (LIMITS_ZH_HEAD, LIMITS_ZH, "决定：以后 `recon_export.max_memory` 改成 2 GiB。", True),
+    (LIMITS_ZH_HEAD, LIMITS_ZH, "决定：以后 `fee_service.max_memory` 改成 2 GiB。", False),
+])
+def test_a_new_value_corrects_only_the_line_of_the_thing_it_names(
+        head: str, body: str, unit: str, corrects: bool) -> None:
+    c = decide.compare(unit, head, body)
+    assert (c.label == "same_abstraction" and c.conflict_kind in decide.CORRECTABLE) is corrects

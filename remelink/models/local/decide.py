@@ -1168,6 +1168,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         elif numbers_swapped(unit_text, [node_head, *sentences]):
             # The same numbers in another order: "round 7 of 77" / "round 77 of 7".
             kind, description, old = "order", "the same numbers in another order", passage
+    if correction and kind in CORRECTABLE and kind not in ("owner", "tool") and old and \
+            not names_met(unit_text, with_subject(old, node_head, unit_text)):
+        # Another value of another thing: the line names what its value belongs to
+        # (`sv_active`, a person, a service) and the unit names none of it.
+        correction = False
     shared = bool(unit_paths) and all(f"[[{p}" in node_body for p in unit_paths)
     restated = False
     if not document and kind in (None, "entity") and \
@@ -1237,6 +1242,29 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                           unit_text, with_subject(old or "", node_head, unit_text), u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
+
+
+_MEASURE_RE = re.compile(r"^(?:p\d{2,4}|\d[\d.,]*\w{0,3})$", re.I)  # p99, 12ms, 5xx
+
+
+def names_met(unit_text: str, sentence: str) -> bool:
+    """The unit names what the sentence's clause with a value names (an identifier, a
+    product, a person; not only a measure such as `p99`), one naming it and the other saying
+    it; or that clause names nothing ("每个月月结前封版三天，期间只修 P0": the freeze's clause)."""
+    def named(text: str) -> set[str]:
+        # Identifiers and names; not any Latin word of a Chinese text (a label such as "rule:").
+        people = {e.casefold() for e in tx.facts(text).entities}
+        return {t.casefold() for t in named_tokens(text) if not _MEASURE_RE.match(t) and
+                (is_identifier(t) or t.casefold() in people)}
+
+    def met(part: str) -> bool:
+        theirs = named(part)
+        return not theirs or any(says(unit_text, t) for t in theirs) or \
+            any(says(part, t) for t in named(unit_text))
+
+    parts = [p for p in re.split(r"[，,;；]\s*", sentence)
+             if tx.facts(p).quantities or tx.facts(p).dates]
+    return any(met(p) for p in parts) if parts else met(sentence)
 
 
 def with_subject(sentence: str, node_head: str, unit_text: str) -> str:
