@@ -342,15 +342,28 @@ _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
 def passages(body: str) -> list[str]:
     """The statements of a node body (Sources excluded): one per sentence, list item or quote
     line, link syntax reduced to its display text."""
+    return [p for block, heading in _blocks(body)
+            for p in ([block] if heading else tx.sentences(block)) if p]
+
+
+def blocks(body: str) -> list[str]:
+    """The paragraphs, list items and headings of a node body (Sources excluded), each one text:
+    a document's rule is one list item however many sentences it has ("Pagination is cursor
+    based: `page_token` and `page_size`; ... No offset pagination on tables that grow.")."""
+    return [block for block, _ in _blocks(body)]
+
+
+def _blocks(body: str) -> list[tuple[str, bool]]:
+    """(text, is a heading) of each paragraph, list item and heading of a node body."""
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
     # A line struck as superseded by a correction is withdrawn: no claim of the node.
     prose = without_superseded(body[: m.start()] if m else body)
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     block: list[str] = []
 
     def flush() -> None:
         if block:
-            out.extend(tx.sentences(tx.clean_statement(" ".join(block))))
+            out.append((tx.clean_statement(" ".join(block)), False))
             block.clear()
 
     for line in prose.replace("\r\n", "\n").split("\n"):
@@ -360,7 +373,7 @@ def passages(body: str) -> list[str]:
             if stripped.startswith("#"):
                 heading = stripped.lstrip("#").strip()
                 if heading:
-                    out.append(tx.clean_statement(heading))
+                    out.append((tx.clean_statement(heading), True))
             continue
         if _LIST_RE.match(line):
             flush()
@@ -368,7 +381,7 @@ def passages(body: str) -> list[str]:
             continue
         block.append(stripped)
     flush()
-    return [p for p in out if p]
+    return [(b, h) for b, h in out if b]
 
 
 def best_window(u: Bag, sentences: Sequence[str], idf: IdfFn,
@@ -565,10 +578,11 @@ class Disagreement:
     statement: str = ""  # the unit's statement that sets the new value, when it is one of several
 
 
-def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
-                 ) -> Disagreement | None:
+def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
+                 subject: str = "") -> Disagreement | None:
     """The node sentence closest to the unit that states a different number or date, or says the
-    opposite, and whether the unit explicitly corrects it.
+    opposite, and whether the unit explicitly corrects it. `subject`: the node's name and
+    description, what a sentence that names nothing speaks of (`with_subject`).
 
     A unit that rejects a value outright ("every 24 hours, not every 30 days") points at the node
     sentence holding the rejected value, however the two are worded.
@@ -610,7 +624,8 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
     # it changes.
     points = [sentence for sim, sentence in scored[:3] if sim >= T_POINT]
     points += [sentence for _, sentence in scored[3:] + scored[:3]
-               if sentence not in points and same_point(unit_text, sentence, u, idf)]
+               if sentence not in points and
+               same_point(unit_text, with_subject(sentence, subject, unit_text), u, idf)]
     for sentence in points:
         # Only a unit that says it corrects something ("no longer", "changed to", "更正")
         # corrects this sentence. The same sentence with another value is not enough: on STS-B
@@ -1070,13 +1085,14 @@ def _sentence_at(text: str, pos: int) -> str:
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = (), linked: bool = False,
-            document: bool = False) -> Comparison:
+            document: bool = False, cued: bool = False) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
     cosine of the unit with each text (called once, with the best passage). `linked`: the
     unit's notes link a note the node cites (a wikilink says the later note refers to it);
     `document`: the unit is a whole document or runbook (its summary leads many points), never
-    one statement said again."""
+    one statement said again; `cued`: the unit is said under a lead-in that says it is said
+    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1108,11 +1124,12 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     if ent and len(sentences) > 2:
         # A document names its subject at its opening; a line deeper in it that the unit sets
         # another value of, naming what the unit names (`P0`), is what the unit is about.
-        line = disagreement(unit_text, sentences[2:], idf)
+        line = disagreement(unit_text, sentences[2:], idf, subject=node_head)
         if line is not None and entity_conflict(unit_text, line.sentence) is None and \
                 person_conflict(unit_text, line.sentence) is None and \
                 set(named_tokens(unit_text, names_too=False)) & \
-                set(named_tokens(line.sentence, names_too=False)):
+                set(named_tokens(with_subject(line.sentence, node_head, unit_text),
+                                 names_too=False)):
             ent = None
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
@@ -1128,11 +1145,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     elif act:
         kind, description, old = "action", act, passage
     else:
-        found = disagreement(unit_text, [node_head, *sentences], idf)
+        found = disagreement(unit_text, [node_head, *sentences], idf, subject=node_head)
         if found is not None and found.sentence == node_head and sentences:
             # The name and description say it, and so does a line of the body: the line is
             # what a correction quotes (and marks superseded), not the node's head.
-            line = disagreement(unit_text, sentences, idf)
+            line = disagreement(unit_text, sentences, idf, subject=node_head)
             if line is not None and line.kind == found.kind:
                 found = replace(found, sentence=line.sentence,
                                 statement=found.statement or line.statement)
@@ -1151,11 +1168,16 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         elif numbers_swapped(unit_text, [node_head, *sentences]):
             # The same numbers in another order: "round 7 of 77" / "round 77 of 7".
             kind, description, old = "order", "the same numbers in another order", passage
+    if correction and kind in CORRECTABLE and kind not in ("owner", "tool") and old and \
+            not names_met(unit_text, with_subject(old, node_head, unit_text)):
+        # Another value of another thing: the line names what its value belongs to
+        # (`sv_active`, a person, a service) and the unit names none of it.
+        correction = False
     shared = bool(unit_paths) and all(f"[[{p}" in node_body for p in unit_paths)
     restated = False
     if not document and kind in (None, "entity") and \
             restates_standing(unit_text, node_head, sentences, lexical, lang, idf,
-                              linked=linked):
+                              linked=linked, cued=cued, lines=blocks(node_body)):
         # Said again, on what the node names: the names the unit adds (`offset`, a reviewer)
         # are the occasion, not another subject.
         kind = description = None
@@ -1173,7 +1195,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         kind, description, old = "order", "another handover of the same thing", passage
     elif same:
         kind = description = old = None
-    if not restated and tx.has_word_cue(unit_text, RESTATEMENT_CUES):
+    if not restated and (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES)):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
@@ -1216,10 +1238,44 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
                       # A handover names the sentence's holder and its thing: its point.
-                      point_contained=bool(old) and (kind in ("owner", "tool") or
-                                                     same_point(unit_text, old or "", u, idf)),
+                      point_contained=bool(old) and (kind in ("owner", "tool") or same_point(
+                          unit_text, with_subject(old or "", node_head, unit_text), u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
+
+
+_MEASURE_RE = re.compile(r"^(?:p\d{2,4}|\d[\d.,]*\w{0,3})$", re.I)  # p99, 12ms, 5xx
+
+
+def names_met(unit_text: str, sentence: str) -> bool:
+    """The unit names what the sentence's clause with a value names (an identifier, a
+    product, a person; not only a measure such as `p99`), one naming it and the other saying
+    it; or that clause names nothing ("每个月月结前封版三天，期间只修 P0": the freeze's clause)."""
+    def named(text: str) -> set[str]:
+        # Identifiers and names; not any Latin word of a Chinese text (a label such as "rule:").
+        people = {e.casefold() for e in tx.facts(text).entities}
+        return {t.casefold() for t in named_tokens(text) if not _MEASURE_RE.match(t) and
+                (is_identifier(t) or t.casefold() in people)}
+
+    def met(part: str) -> bool:
+        theirs = named(part)
+        return not theirs or any(says(unit_text, t) for t in theirs) or \
+            any(says(part, t) for t in named(unit_text))
+
+    parts = [p for p in re.split(r"[，,;；]\s*", sentence)
+             if tx.facts(p).quantities or tx.facts(p).dates]
+    return any(met(p) for p in parts) if parts else met(sentence)
+
+
+def with_subject(sentence: str, node_head: str, unit_text: str) -> str:
+    """A node's sentence read with its subject: a line that names nothing ("Retention on the
+    topic is 7 days") speaks of what the node's name and description name, and the identifiers
+    of those that the unit names too (`journal.postings.v2`) are added to it."""
+    if not node_head or named_tokens(sentence, names_too=False):
+        return sentence
+    subject = [t for t in named_tokens(node_head, names_too=False)
+               if is_identifier(t) and says(unit_text, t)]
+    return f"{sentence} ({', '.join(subject)})" if subject else sentence
 
 
 HEAD_RESTATED = 0.5  # share of a node's name and description a restating unit holds
@@ -1261,8 +1317,37 @@ def says(text: str, token: str) -> bool:
                      text.casefold()) is not None
 
 
+_CODE_SPAN_RE = re.compile(r"`([^`\n]{1,40})`")
+
+
+def _says_more(unit_text: str, line: str, names: set[str]) -> bool:
+    """Besides the names they share, the unit and a node's line share a word (`offset`,
+    `float`), not a negation: two names alone are a topic ("Don't log `cursor` or `limit`
+    values" is no pagination rule). Across English and Chinese the words cannot be compared:
+    the names are all there is."""
+    if across(unit_text, line):
+        return True
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])"
+                                  for n in sorted(names, key=len, reverse=True)), re.I)
+    # ... nor a negation ("never a float" / "never write them to the audit log").
+    plain = (bag(tx._NEGATION_RE.sub(" ", pattern.sub(" ", t))).counts.keys()
+             for t in (unit_text, line))
+    return bool(next(plain) & next(plain))
+
+
+def _holds_line(unit_text: str, line: str, names: set[str], idf: IdfFn) -> bool:
+    """The unit holds most of the weighted terms of a node's line (POINT_CONTAIN, numbers left
+    out), a line of a few terms at least that names one of `names`."""
+    if not any(says(line, t) for t in names):
+        return False
+    b = bag(tx._WORD_NUM_RE.sub(" ", line))
+    return len(b.counts) >= 4 and \
+        coverage(b, bag(tx._WORD_NUM_RE.sub(" ", unit_text)), idf) >= POINT_CONTAIN
+
+
 def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], lexical: float,
-                      lang: str, idf: IdfFn, *, linked: bool = False) -> bool:
+                      lang: str, idf: IdfFn, *, linked: bool = False, cued: bool = False,
+                      lines: Sequence[str] = ()) -> bool:
     """The unit says the node's point again: it says so (a cue of repetition or of a standing
     rule: "again", "per the style guide", "按规定", "不变"), or its note links the node's note;
     it writes an identifier or name the node writes; it is about what the node is about (an
@@ -1271,7 +1356,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     digest weighs every word it has not seen yet the most); and it states no value the node
     does not (a changed value is a correction, not this). A unit of many statements (a whole
     document) is never one node's point said again."""
-    cue = tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
+    cue = cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
     if not (linked or cue):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
@@ -1279,7 +1364,10 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     node_text = f"{node_head} {' '.join(sentences)}"
     shared = shared_identifiers(unit_text, node_text)
     said = said_across(unit_text, node_text)
-    if not (shared or said):
+    # What the unit writes as code (`cursor`, `limit`) names a thing, and the node says it.
+    coded = {t.strip() for t in _CODE_SPAN_RE.findall(unit_text.casefold())
+             if t.strip() and says(node_text, t.strip())}
+    if not (shared or said or coded):
         return False
     on_topic = lexical >= thresholds(False, lang)[1] / 2
     # What the node is about: an identifier its name or description writes, or most of its
@@ -1289,16 +1377,26 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     # subject at its head, each of its rules deeper in.
     # Or, across languages, one sentence of the node says two of the things the unit names
     # ("按规定要 shadow 满两轮才能做 primary" / "New people shadow two full rotations before they
-    # go primary"): one shared word (`on-call`) is a topic, two are the point.
+    # go primary"): one shared word (`on-call`) is a topic, two are the point. A document's
+    # rule is a line of it, however many sentences ("Pagination is cursor based: `page_token`
+    # ... No offset pagination"); in one language, two shared identifiers likewise. Or the unit
+    # holds most of one line of the node that names what they share ("何伟问 hotfix 要不要发布单：
+    # 要，事后补，规范里写了" / "补充：hotfix 也要事后补发布单").
     about = bool({t for t in shared if is_identifier(t)} &
                  set(named_tokens(node_head, names_too=False))) or \
-        any(sum(says(s, t) for t in said) >= 2 for s in sentences) or \
+        any(sum(says(s, t) for t in said | shared | coded) >= 2 and
+            _says_more(unit_text, s, said | shared | coded) for s in [*sentences, *lines]) or \
+        any(_holds_line(unit_text, b, said | shared | coded, idf) for b in lines) or \
         coverage(bag(node_head), bag(unit_text), idf) >= HEAD_RESTATED or \
         (linked and cue and any(is_identifier(t) for t in shared))
     # A link alone is about the whole note: the unit must also be on the node's topic.
     if not (about if cue else (on_topic and about)):
         return False
-    mine = tx.facts(_assertive(unit_text)).quantities
+    # The values of the statements that say the node's thing: another statement of the unit
+    # is its occasion ("这次 PR 里 ... 差一分钱": this review's bug, not the rule's value).
+    point = [st for st in statements_of(unit_text)
+             if any(says(st, t) for t in shared | said | coded)] or [unit_text]
+    mine = tx.facts(_assertive(" ".join(point))).quantities
     theirs = tx.facts(node_text).quantities
     if across(unit_text, node_text):
         # Across languages only the values can be compared ("两轮" / "two full rotations").

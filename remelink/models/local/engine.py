@@ -254,7 +254,9 @@ class LocalModel:
         # The unit's words, without the links they may hold: the engine writes its own.
         name = tx.unlinked(str(unit.get("name", "")).strip())
         summary = tx.unlinked(str(unit.get("summary", "")).strip())
-        points = [tx.unlinked(str(p)) for p in unit.get("points") or []]
+        # The lead-in a line is said under is no point of what it says (`cued` below).
+        points = [tx.unlinked(str(p)) for p in unit.get("points") or []
+                  if pts.parse(str(p)).role != "under"]
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
         linked = relate.linked_entries(unit.get("linked_notes"))
@@ -427,7 +429,7 @@ class LocalModel:
 
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
                  semantic: bool = True, links: Sequence[str] = (),
-                 document: bool = False) -> decide.Comparison:
+                 document: bool = False, cued: bool = False) -> decide.Comparison:
         from remelink.vault import frontmatter
 
         try:
@@ -440,7 +442,7 @@ class LocalModel:
         # The unit's notes link a note this node cites: the later note refers to the earlier.
         linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
-                              unit_paths=paths, linked=linked, document=document)
+                              unit_paths=paths, linked=linked, document=document, cued=cued)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -497,21 +499,29 @@ class LocalModel:
         document = str(unit.get("kind") or "") in ("procedure", "topic") or \
             bucket == "procedure" or len(points) > 2
         echo = str(unit.get("kind") or "") == extract.ECHO
-        # A line's unit only updates a node of another note: its own note's nodes are not
-        # compared (the comparison is most of a unit's cost).
+        # Said under a lead-in that says its list is said again ("Agreed / reminders").
+        cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
+        # A line's unit only updates a node of another note: its own note's nodes (those
+        # drawn from it: their first source) are not compared (the comparison is most of a
+        # unit's cost). A node of another note that cites it as restating or correcting it
+        # still is (another line of the note may change that node's value).
         home = [p for p, n in notes.items() if p.startswith(digest) and
                 any(f"[[{s}" in n.body for s in paths)] if echo else []
+        own_nodes = [p for p in home if _first_source(notes[p].body) in paths]
+        home = own_nodes + [p for p in home if p not in own_nodes]
         for path, note in notes.items():
-            if path.startswith(digest) and path not in home:
+            if path.startswith(digest) and path not in own_nodes:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
-                                                     links=linked_paths, document=document)))
+                                                     links=linked_paths, document=document,
+                                                     cued=cued)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
         lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
             compared = [(p, self._compare(unit_text, notes[p], paths, links=linked_paths,
-                                          document=document) if i < SEMANTIC_TOP else c)
+                                          document=document, cued=cued)
+                          if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
         for path, label in lexical_labels.items():
@@ -625,6 +635,15 @@ class LocalModel:
             statement = comp.new_sentence or summary
             date = when.group(1) if when else today
             line = write.correction_line(statement, comp.old_sentence, source, date, lang)
+            old_quote = tx.clean_statement(comp.old_sentence).rstrip("。.")
+            if any(f"[[{source}]]" in held and f"\u201c{old_quote}\u201d" in held
+                   for held in body.split("\n") if held.startswith(">")):
+                # The note's correction of this line is recorded already (another line of the
+                # note says the same change): nothing to add.
+                done = "节点已记录这一更正。" if lang == "zh" else \
+                    "The node already records this correction."
+                return answer({"action": "CORRECT", "target_path": target, "note": done,
+                               "classification": classes})
             new_body = write.insert_after_sentence(body, comp.old_sentence, line)
             # The old line stays, struck through and dated: a reader meets it as superseded.
             new_body = write.strike_superseded(new_body, comp.old_sentence, date, lang,
@@ -638,7 +657,13 @@ class LocalModel:
             if rest:
                 new_body = write.insert_before_sources(new_body,
                                                        write.refine_paragraph(rest, lang))
-            roles = [(s, "correct") for s in new_sources]
+            # A note the node cites already (as restating it) is the correction's source too.
+            sources_part = body[m.end():] if (m := re.search(r"^##[ \t]+sources\b.*$", body,
+                                                             re.I | re.M)) else ""
+            roles = [(s, "correct") for s in new_sources] + \
+                [(s, "correct") for s in sources if s.path in cited and s.path == source and
+                 not any(f"[[{s.path}" in held and ("correction" in held or "更正" in held)
+                         for held in sources_part.split("\n"))]
         else:
             # Background a note gives for its claim (its context, a follow-up) is not new
             # material for a node that already holds the claim.
@@ -683,6 +708,11 @@ class LocalModel:
                 action = "CORROBORATE"
                 new_body = body
             roles = write.update_roles(sources, new_sources, summary, points, parsed)
+            if comp.restated and not new_sources:
+                # A note the node cites as restating one of its lines says another again: a
+                # Sources sentence of its own quotes that one.
+                roles += [(replace(s, claim=summary), "corroborate") for s in sources
+                          if s.path in cited and write.restates_more(body, s.path, summary)]
         if related:
             # The sentence stands in the target node: it speaks from that node's bucket.
             own_bucket = target.split("/")[-2] if target.count("/") >= 2 else bucket
@@ -934,6 +964,14 @@ def _prose(body: str) -> str:
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
     text = body[:m.start()] if m else body
     return tx.clean_statement(text.replace("\n", " "))
+
+
+def _first_source(body: str) -> str:
+    """The note a node is drawn from: the first one its Sources section cites."""
+    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
+    link = re.search(r"\[\[([^\]|#]+?)(?:\.md)?(?:[|#][^\]]*)?\]\]", body[m.end():]) if m else None
+    return f"{link.group(1)}.md" if link and not link.group(1).endswith(".md") else \
+        (link.group(1) if link else "")
 
 
 def _description(summary: str, lang: str, bucket: str = "", name: str = "",

@@ -122,17 +122,64 @@ def _echoes(text: str) -> bool:
         text, decide.CORRECTION_CUES + decide.RESTATEMENT_CUES + decide.STANDING_CUES)
 
 
+# A lead-in that says the list after it is said again ("Agreed / reminders", "记几条这次反复提到的
+# 问题："): each item of the list says so as well. (A single line's "reminder" is no such cue.)
+LEAD_IN_CUES = (*decide.RESTATEMENT_CUES, "reminder", "reminders", "反复", "提醒")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)")
+
+
+def lead_ins(note: Note) -> dict[int, str]:
+    """For each line of the note (by number) that is an item of a list whose lead-in (the
+    heading or paragraph line above it) says the list is said again, that lead-in."""
+    out: dict[int, str] = {}
+    fenced = False
+    lead = ""
+    for n, raw in enumerate(note.body.splitlines()):
+        if _CODE_FENCE_RE.match(raw):
+            fenced = not fenced
+            continue
+        if fenced or not raw.strip() or raw.lstrip().startswith("|"):
+            continue
+        if raw.lstrip().startswith("#") or not (_LIST_ITEM_RE.match(raw) or raw[:1].isspace()):
+            text = tx.clean_statement(raw.lstrip("# ").replace("**", ""))
+            lead = text if tx.has_word_cue(text, LEAD_IN_CUES) else ""
+        elif lead and _LIST_ITEM_RE.match(raw):
+            out[n] = lead
+    return out
+
+
+def said_under(note: Note, cands: Sequence[Candidate]) -> None:
+    """A unit of one statement that is an item of a list said again (`lead_ins`) carries its
+    lead-in as an `under` point: compared with other notes' nodes as if it said so itself."""
+    leads = lead_ins(note)
+    if not leads:
+        return
+    lines = note.body.splitlines()
+    items = {tx.clean_statement(_LINE_MARK_RE.sub("", lines[n]).replace("**", "")).casefold(): lead
+             for n, lead in leads.items()}
+    for c in cands:
+        if c.kind in ("procedure", "topic", "debug") or len(c.points) > 2 or not c.statement:
+            continue
+        lead = items.get(tx.clean_statement(c.statement).casefold())
+        if lead:
+            c.points.append(pt.Point("under", 0, lead).format())
+
+
 def echo_lines(note: Note, cands: Sequence[Candidate], index: int) -> list[Candidate]:
     """A unit of its own for each line of the note that changes a value or says a point
-    again (in one of its sentences), where no unit of the note states just that line (a
-    meeting's or review's line inside the document's node): compared with the nodes of other
-    notes, it can CORRECT or CORROBORATE the node that holds the point (SPEC §7.2: one unit,
-    one node). The engine lands it nowhere new: with no node of another note the same, it
-    stays in its note's node."""
+    again (in one of its sentences, or as an item of a list said again: `lead_ins`), where no
+    unit of the note states just that line (a meeting's or review's line inside the document's
+    node): compared with the nodes of other notes, it can CORRECT or CORROBORATE the node that
+    holds the point (SPEC §7.2: one unit, one node). The engine lands it nowhere new: with no
+    node of another note the same, it stays in its note's node."""
     if not cands:
         return []  # a note that gives nothing (chatter, a lunch plan) says nothing again
+    # A document's unit (a runbook, a topic, a unit of many points) never says one point
+    # again: its leading line is still a line of its own.
     own = [tx.clean_statement(c.statement).casefold() for c in cands
-           if c.kind not in ("procedure", "topic", "debug") and c.statement]
+           if c.kind not in ("procedure", "topic", "debug") and c.statement and
+           len(c.points) <= 2]
+    leads = lead_ins(note)
     out: list[Candidate] = []
     fenced = False
     for n, raw in enumerate(note.body.splitlines()):
@@ -142,15 +189,17 @@ def echo_lines(note: Note, cands: Sequence[Candidate], index: int) -> list[Candi
         if fenced or raw.lstrip().startswith(("#", "|")):
             continue
         line = tx.clean_statement(_LINE_MARK_RE.sub("", raw).replace("**", ""))
-        if not structure.long_enough(line) or \
-                not any(_echoes(x) for x in tx.sentences(line, clauses=False)):
+        under = leads.get(n, "")
+        if not structure.long_enough(line) or not (
+                under or any(_echoes(x) for x in tx.sentences(line, clauses=False))):
             continue
         key = line.casefold()
         if any(o in key for o in own if len(o) >= 10):
             continue  # a unit of the note states just this
         out.append(Candidate(kind=ECHO, bucket="wiki", name=tx.title_from(line),
-                             statement=line, points=[], paths=[note.path],
-                             weight=1.0, order=(index, 1000 + n)))
+                             statement=line,
+                             points=[pt.Point("under", 0, under).format()] if under else [],
+                             paths=[note.path], weight=1.0, order=(index, 1000 + n)))
     return out
 
 
@@ -173,6 +222,7 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                 skipped[note.path] = reason
             continue
         cands, reason = structure.note_candidates(note, meta, index)
+        said_under(note, cands)
         candidates += cands
         echoes += echo_lines(note, cands, index)
         if not cands:

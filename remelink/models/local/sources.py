@@ -188,6 +188,23 @@ def source_sentence(src: SourceInfo, role: str, lang: str) -> str:
     return f"{phrase} [[{src.path}]]{suffix}."
 
 
+_RESTATES = (" restates this: ", "再次说明了这一点：")
+
+
+def restates_more(body: str, path: str, claim: str) -> bool:
+    """The node's Sources cite `path` as restating one of its lines (" restates this: A."), and
+    none of its sentences quotes `claim`: the note says another line of the node again, which
+    a Sources sentence of its own quotes (a node update only inserts)."""
+    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
+    if not m:
+        return False
+    lines = [line for line in body[m.end():].split("\n") if line.startswith(f"[[{path}]]")]
+    if not any(verb in line for line in lines for verb in _RESTATES):
+        return False
+    quotes = {short(claim, lang).casefold() for lang in ("en", "zh")}
+    return not any(q and q in line.casefold() for line in lines for q in quotes)
+
+
 def update_roles(sources: Sequence[SourceInfo], new_sources: Sequence[SourceInfo],
                   summary: str, points: Sequence[str], novel: Sequence[pt.Point]
                   ) -> list[tuple[SourceInfo, str]]:

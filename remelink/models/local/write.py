@@ -23,7 +23,13 @@ from remelink.models.local.edits import (
 )
 from remelink.models.local.edits import end as _end
 from remelink.models.local.shapes import KIND_BY_BUCKET
-from remelink.models.local.sources import SourceInfo, source_sentence, sources_of, update_roles
+from remelink.models.local.sources import (
+    SourceInfo,
+    restates_more,
+    source_sentence,
+    sources_of,
+    update_roles,
+)
 
 # The engine's writing API (the additive edits live in edits.py, Sources sentences in sources.py).
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "node_body",
     "refine_paragraph",
     "related_sentence",
+    "restates_more",
     "source_sentence",
     "sources_of",
     "strike_superseded",
