@@ -234,7 +234,7 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
     if not text and name:  # nothing the note says stands alone: what the node is about
         text = tx.without_code_marks(name).rstrip(".。") + ("。" if lang == "zh" else ".")
     first = tx.without_code_marks(tx.first_sentence(text)) if text else ""
-    first = first or tx.without_code_marks(text)
+    first = tx.without_relative_days(first or tx.without_code_marks(text))
     if len(first) > DESCRIPTION_CHARS:
         first = _shortened(first, lang)
     if first.rstrip().endswith((":", "：")):  # a lead-in to code: a sentence of its own here
