@@ -103,6 +103,8 @@ def test_tags_are_names_not_words_or_halves(name: str, body: str, tag: str, not_
 def test_a_setting_or_a_class_is_no_tool() -> None:
     ini = _node("连接池 default_pool_size 从 40 调到 80", "```\ndefault_pool_size = 80\n```\n")
     assert tags.tools(ini) == []
+    span = _node("连接池 default_pool_size 从 40 调到 80", "| `default_pool_size` | 40 | 80 |\n")
+    assert tags.tools(span) == []
     jinja = _node("Turning on Jinja autoescaping when using Template directly",
                   "Using `Template` directly? It takes `autoescape=True`.")
     assert "Template" not in tags.tools(jinja)

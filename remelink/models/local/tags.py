@@ -303,9 +303,11 @@ def tools(text: str) -> list[str]:
     prose = _FENCE_RE.sub(" ", body)
     plain = set(re.findall(r"(?<![\w`.-])[a-z][\w+-]*(?![\w`-])", re.sub(r"`[^`\n]*`", " ", prose)))
     # An inline span that is the word alone (`awk`), when the prose never uses it as a word,
-    # spelled as a command is (`Template` is a class; `journal.postings.v2`, a dotted name).
+    # spelled as a command is (`Template` is a class; `journal.postings.v2`, a dotted name;
+    # `default_pool_size`, a setting: a program run from a shell block is found above).
     spans = {span for span in (s.strip() for s in re.findall(r"`([^`\n]+)`", prose))
-             if span not in plain and span[:1].islower() and span.count(".") < 2}
+             if span not in plain and span[:1].islower() and span.count(".") < 2 and
+             "_" not in span}
     out: list[str] = []
     words = re.findall(r"(?<![\w.+-])[A-Za-z][\w+-]*(?:\.[A-Za-z][\w+-]*)*", title)
     for i, word in enumerate(words):
