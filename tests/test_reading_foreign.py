@@ -110,3 +110,31 @@ def test_a_setting_or_a_class_is_no_tool() -> None:
     assert "Template" not in tags.tools(jinja)
     jq = _node("Using jq in a notebook", "```bash\njq '.items' data.json\n```\n")
     assert tags.tools(jq) == ["jq"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I puzzled over this one for quite a while.",
+    "I needed this for VIAL issue 722.",
+    "Jinja has a function that avoids this in jinja2.utils.htmlsafe_json_dumps().",
+    "The calendar module has a utility function that really helps here.",
+    "This inspired me to finally figure out how Click option names work.",
+    "I wrote this test to exercise some httpx code, using pytest-mock.",
+    "What's with the 953 failed requests?",
+    "First, checkout the cpython repo.",
+    "Start by outputting a single [ - the opening square bracket for the array.",
+])
+def test_a_description_never_leans_on_the_note_around_it(sentence: str) -> None:
+    assert not shapes.stands_alone(sentence)
+    # The node is named instead of quoting a sentence that cannot be read alone.
+    assert shapes.description(sentence, "en", name="Safely outputting JSON") == \
+        "Safely outputting JSON."
+
+
+@pytest.mark.parametrize("sentence", [
+    "I noticed that one of my Datasette installations had the Geopoly extension enabled.",
+    "This recipe commits the file only if it changed.",
+    "Datasette is implemented as an ASGI application.",
+    "陈静希望 code review 在 24 小时内给第一轮反馈。",
+])
+def test_a_sentence_that_stands_alone_is_a_description(sentence: str) -> None:
+    assert shapes.stands_alone(sentence)

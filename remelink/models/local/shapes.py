@@ -157,9 +157,16 @@ _POINTS_AT_RE = re.compile(
     r"\b(?:the following|as follows|that last|see (?:above|below)|"
     r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
     r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
-    r"script|code|example|bit)\b|\b(?:like (?:this|so)|above|below)\W*$|"
+    r"script|code|example|bit|test|tests|function|pattern|query|issue|problem|bug|"
+    r"error|thing|things)\b|\b(?:like (?:this|so)|above|below|here)\W*$|"
+    r"\bthis\s*(?:[,;:!?]|\.?$)|\bthis\s+(?:one|for|in|to|with|by|on|at|from|into|out|up|"
+    r"about|helps?|works?)\b|"
     r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b|"
-    r"^(?:this|that|it)\s+(?:[a-z]+s|was|has|had)\b(?<!\bis)", re.I)
+    r"^(?:this|that|it)\s+(?:[a-z]+s|[a-z]+ed|was|has|had)\b(?<!\bis)", re.I)
+# A step of what the note does (`First, checkout the cpython repo.`, `Start by outputting
+# ...`) or a question it asks (`What's with the 953 failed requests?`): no description of it.
+_STEP_OR_QUESTION_RE = re.compile(r"^(?:first|then|next|finally|now|start by|begin by)\b|\?\W*$",
+                                  re.I)
 _PROVENANCE_RE = re.compile(r"^(?:(?:hat[- ])?tip|h/t|via|thanks to|credit to|found via|"
                             r"spotted via)\b", re.I)
 
@@ -169,7 +176,8 @@ def stands_alone(sentence: str) -> bool:
     plain = tx.without_code_marks(sentence).strip()
     if not plain or tx.is_cjk_text(plain):
         return True
-    return not (_POINTS_AT_RE.search(plain) or _PROVENANCE_RE.match(plain))
+    return not (_POINTS_AT_RE.search(plain) or _PROVENANCE_RE.match(plain) or
+                _STEP_OR_QUESTION_RE.search(plain))
 
 
 def _fragment(line: str) -> bool:
