@@ -121,6 +121,7 @@ def test_a_setting_or_a_class_is_no_tool() -> None:
     "I wrote this test to exercise some httpx code, using pytest-mock.",
     "What's with the 953 failed requests?",
     "First, checkout the cpython repo.",
+    "The fix was to raise worker_max_tasks_per_child to 500.",
     "Start by outputting a single [ - the opening square bracket for the array.",
 ])
 def test_a_description_never_leans_on_the_note_around_it(sentence: str) -> None:
@@ -135,6 +136,8 @@ def test_a_description_never_leans_on_the_note_around_it(sentence: str) -> None:
     "This recipe commits the file only if it changed.",
     "Datasette is implemented as an ASGI application.",
     "陈静希望 code review 在 24 小时内给第一轮反馈。",
+    "Now that I have a tool for release notes, I tried combining it with my LLM CLI tool.",
+    "While exploring null bytes in this issue I learned that hexdump has a confusing default.",
 ])
 def test_a_sentence_that_stands_alone_is_a_description(sentence: str) -> None:
     assert shapes.stands_alone(sentence)

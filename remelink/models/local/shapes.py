@@ -157,15 +157,17 @@ _POINTS_AT_RE = re.compile(
     r"\b(?:the following|as follows|that last|see (?:above|below)|"
     r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
     r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
-    r"script|code|example|bit|test|tests|function|pattern|query|issue|problem|bug|"
-    r"error|thing|things)\b|\b(?:like (?:this|so)|above|below|here)\W*$|"
+    r"script|code|example|bit|test|tests|function|pattern|query|"
+    r"thing|things)\b|\b(?:like (?:this|so)|above|below|here)\W*$|"
     r"\bthis\s*(?:[,;:!?]|\.?$)|\bthis\s+(?:one|for|in|to|with|by|on|at|from|into|out|up|"
     r"about|helps?|works?)\b|"
     r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b|"
-    r"^(?:this|that|it)\s+(?:[a-z]+s|[a-z]+ed|was|has|had)\b(?<!\bis)", re.I)
+    r"^(?:this|that|it)\s+(?:[a-z]+s|[a-z]+ed|was|has|had)\b(?<!\bis)|"
+    # `The fix was to ...`: an answer to a problem the sentence does not name.
+    r"^the\s+(?:fix|solution|answer|workaround|culprit|trick)\s+(?:was|is|turned out)\b", re.I)
 # A step of what the note does (`First, checkout the cpython repo.`, `Start by outputting
 # ...`) or a question it asks (`What's with the 953 failed requests?`): no description of it.
-_STEP_OR_QUESTION_RE = re.compile(r"^(?:first|then|next|finally|now|start by|begin by)\b|\?\W*$",
+_STEP_OR_QUESTION_RE = re.compile(r"^(?:first|then|next|finally|start by|begin by)\b|\?\W*$",
                                   re.I)
 _PROVENANCE_RE = re.compile(r"^(?:(?:hat[- ])?tip|h/t|via|thanks to|credit to|found via|"
                             r"spotted via)\b", re.I)
