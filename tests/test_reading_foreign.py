@@ -141,3 +141,18 @@ def test_a_description_never_leans_on_the_note_around_it(sentence: str) -> None:
 ])
 def test_a_sentence_that_stands_alone_is_a_description(sentence: str) -> None:
     assert shapes.stands_alone(sentence)
+
+
+@pytest.mark.parametrize(("title", "expected"), [
+    ("Runbook: planned switchover of journaldb (Patroni)", "Planned switchover of journaldb (Patroni)"),
+    ('Reading: "You cannot have exactly-once delivery" + the outbox pattern',
+     '"You cannot have exactly-once delivery" + the outbox pattern'),
+    ("读书笔记：数据密集型应用设计", "数据密集型应用设计"),
+    # A record's own name and a title that only starts with the word stay.
+    ("ADR-007: Transactional outbox for payout instructions",
+     "ADR-007: Transactional outbox for payout instructions"),
+    ("Notes on Redis evictions", "Notes on Redis evictions"),
+])
+def test_a_title_drops_the_kind_of_note_it_is(title: str, expected: str) -> None:
+    assert tx.without_genre_label(title) == expected
+    assert tx.procedure_title("Steps", title) == expected

@@ -705,8 +705,24 @@ def drop_parentheticals(text: str) -> str:
     return "".join(out)
 
 
+# What kind of note it is, before a colon (`Runbook: planned switchover of journaldb`, `Reading:
+# "You cannot have exactly-once delivery"`, `TIL: ...`, `读书笔记：...`): the node's kind says
+# that; its name is what the note is about. (`Incident: ...` is a debugging log's, see
+# debuglog.runbook_title; `ADR-007: ...` names the record and stays.)
+_GENRE_LABEL_RE = re.compile(r"^(?:runbook|playbook|reading(?: notes?)?|notes?|til|how-?to|"
+                             r"recipe|cheat ?sheet|读书笔记|笔记|手册)\s*(?::\s+|：\s*)(?=\S)", re.I)
+
+
+def without_genre_label(title: str) -> str:
+    """`Runbook: planned switchover of journaldb (Patroni)` -> `Planned switchover of journaldb
+    (Patroni)` (see _GENRE_LABEL_RE)."""
+    rest = _GENRE_LABEL_RE.sub("", title, count=1)
+    return capitalised(rest) if rest != title else title
+
+
 def procedure_title(heading: str, note_title: str) -> str:
     """`How to queue a long export` -> `Queue a long export`; generic headings take the note's."""
+    heading, note_title = without_genre_label(heading), without_genre_label(note_title)
     text = clean_statement(heading).strip("# ").strip()
     text = re.sub(r"^(?:how\s+to|how-to)\s+", "", text, flags=re.I)
     text = re.sub(r"^(?:如何|怎么|怎样)", "", text)
