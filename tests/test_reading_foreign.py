@@ -92,6 +92,9 @@ def _node(name: str, body: str) -> str:
     ("Expanding the Code Interpreter",
      "We tried Deno and Lua.\n\n> subprocess.run(['chmod', '755', 'php'], capture_output=True, text=True)\n",
      "Deno", "True"),
+    ("Journal Posting Design",
+     "Producers publish a PostingRequested event that Kafka keeps.\n\nThe `PostingRequested` schema is Avro.",
+     "Kafka", "PostingRequested"),
     ("死信重放手册", "Deno 不参与。按 Ctrl-C 停止 Redis 的重放，Shanghai-hours 值班。", "Redis", "Ctrl-C"),
 ])
 def test_tags_are_names_not_words_or_halves(name: str, body: str, tag: str, not_tag: str) -> None:

@@ -195,6 +195,11 @@ def _surnamed(name: str, prose: str, found: dict[str, tuple[int, bool]]) -> str 
 def candidates(text: str) -> dict[str, tuple[int, bool]]:
     """Entity names of a node with (count, is a person)."""
     prose = _prose(text)
+    # A word in humps the node also writes as code (`PostingRequested`, `LimitExceededException`)
+    # is an identifier wherever it appears, not a product's name.
+    _, body = _split(text)
+    code = " ".join([*re.findall(r"`([^`\n]+)`", body), *(b.group(3) for b in _FENCE_RE.finditer(body))])
+    in_code = {w for w in re.findall(r"[A-Za-z]\w*", code) if re.search(r"[a-z][A-Z]", w)}
     lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
     quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]
     quoted += [m.span() for m in _TITLE_RUN_RE.finditer(prose) if _title_cased(m.group(0))]
@@ -214,6 +219,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         if len(words) < head and m.group(1).split()[0] in ("The", "A", "An") and \
                 not _starts_sentence(prose, m.start()):
             continue  # "known as The Stack": a name that carries its article; never half of it
+        if in_code & set(words):
+            continue
         name = " ".join(words)
         if name in _NOT_NAMES or name.isupper() or len(name) < 2 or \
                 name.lower() in _CLOSED or _NOT_A_NAME_RE.fullmatch(name):
