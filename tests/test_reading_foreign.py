@@ -17,7 +17,8 @@ from remelink.models.local import text as tx
      "Card captures are async"),
     ("Tomasz: shadow mode deploy tomorrow.", "Shadow mode deploy"),
     ("Month-start peak today, pgbouncer cl_waiting touched 300.", "Month-start peak"),
-    ("posting-consumer shadow mode 昨天上线，目前对比结果 100% 一致。", "posting-consumer shadow mode 上线"),
+    ("posting-consumer shadow mode 昨天上线，目前对比结果 100% 一致。",
+     "posting-consumer shadow mode 上线"),
     ("今天 recon-nightly 又失败了，原因是银行文件晚到。", "recon-nightly 又失败了"),
 ])
 def test_a_title_names_no_day_relative_to_the_note(statement: str, title: str) -> None:
@@ -30,7 +31,8 @@ def test_a_persons_fact_title_names_no_relative_day() -> None:
 
 
 @pytest.mark.parametrize(("summary", "description"), [
-    ("OpenAI announced new models today. They have larger contexts.", "OpenAI announced new models."),
+    ("OpenAI announced new models today. They have larger contexts.",
+     "OpenAI announced new models."),
     ("Today I noticed that Datasette wasn't serving an Access-Control-Max-Age header.",
      "I noticed that Datasette wasn't serving an Access-Control-Max-Age header."),
     # What someone said stays as said; code is never touched.
@@ -49,8 +51,10 @@ def test_a_description_names_no_day_relative_to_the_note(summary: str, descripti
      "hexdump and hexdump -C"),
     ("Scp files to and from Fly", "# How to scp files to and from Fly\n\nusing `scp`.\n",
      "scp files to and from Fly"),
-    ("Payout-runner OOMKilled", "# payout-runner OOMKilled — debugging log\n", "payout-runner OOMKilled"),
-    ("Posting-consumer lag 排查记录", "# posting-consumer lag 排查记录\n", "posting-consumer lag 排查记录"),
+    ("Payout-runner OOMKilled", "# payout-runner OOMKilled — debugging log\n",
+     "payout-runner OOMKilled"),
+    ("Posting-consumer lag 排查记录", "# posting-consumer lag 排查记录\n",
+     "posting-consumer lag 排查记录"),
     # English stays capitalised: a word the prose capitalises, a gerund, an English compound.
     ("Python packaging", "Run `python -m build`, as Python does.\n", "Python packaging"),
     ("Running tests", "```\nrunning tests\n```\n", "Running tests"),
@@ -90,12 +94,15 @@ def _node(name: str, body: str) -> str:
      "Code ended up in the AI training data known as The Stack, says ClickHouse.",
      "ClickHouse", "Stack"),
     ("Expanding the Code Interpreter",
-     "We tried Deno and Lua.\n\n> subprocess.run(['chmod', '755', 'php'], capture_output=True, text=True)\n",
+     "We tried Deno and Lua.\n\n"
+     "> subprocess.run(['chmod', '755', 'php'], capture_output=True, text=True)\n",
      "Deno", "True"),
     ("Journal Posting Design",
-     "Producers publish a PostingRequested event that Kafka keeps.\n\nThe `PostingRequested` schema is Avro.",
+     "Producers publish a PostingRequested event that Kafka keeps.\n\n"
+     "The `PostingRequested` schema is Avro.",
      "Kafka", "PostingRequested"),
-    ("死信重放手册", "Deno 不参与。按 Ctrl-C 停止 Redis 的重放，Shanghai-hours 值班。", "Redis", "Ctrl-C"),
+    ("死信重放手册", "Deno 不参与。按 Ctrl-C 停止 Redis 的重放，Shanghai-hours 值班。",
+     "Redis", "Ctrl-C"),
 ])
 def test_tags_are_names_not_words_or_halves(name: str, body: str, tag: str, not_tag: str) -> None:
     out = tags.entity_tags(_node(name, body), [], 5)
@@ -147,7 +154,8 @@ def test_a_sentence_that_stands_alone_is_a_description(sentence: str) -> None:
 
 
 @pytest.mark.parametrize(("title", "expected"), [
-    ("Runbook: planned switchover of journaldb (Patroni)", "Planned switchover of journaldb (Patroni)"),
+    ("Runbook: planned switchover of journaldb (Patroni)",
+     "Planned switchover of journaldb (Patroni)"),
     ('Reading: "You cannot have exactly-once delivery" + the outbox pattern',
      '"You cannot have exactly-once delivery" + the outbox pattern'),
     ("读书笔记：数据密集型应用设计", "数据密集型应用设计"),

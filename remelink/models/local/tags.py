@@ -198,7 +198,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
     # A word in humps the node also writes as code (`PostingRequested`, `LimitExceededException`)
     # is an identifier wherever it appears, not a product's name.
     _, body = _split(text)
-    code = " ".join([*re.findall(r"`([^`\n]+)`", body), *(b.group(3) for b in _FENCE_RE.finditer(body))])
+    code = " ".join([*re.findall(r"`([^`\n]+)`", body),
+                     *(b.group(3) for b in _FENCE_RE.finditer(body))])
     in_code = {w for w in re.findall(r"[A-Za-z]\w*", code) if re.search(r"[a-z][A-Z]", w)}
     lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
     quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]

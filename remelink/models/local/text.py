@@ -64,9 +64,9 @@ def note_case(title: str, body: str) -> str:
     # gerund or a participle (`Running ...`, `Combined ...`) is English too.
     english = any(part in _COMPOUND_PARTS for part in low.split("-")) or \
         low.endswith(("ing", "ed")) or low in _STOP_TAIL or low in _LEAD_INS
+    heading = rf"^#+[ \t]+(?:[^:\n]{{1,30}}:[ \t]+)?{re.escape(low)}(?![\w-])"
     written = (run and not english) or (
-        "-" in low and not english and re.search(rf"^#+[ \t]+(?:[^:\n]{{1,30}}:[ \t]+)?{re.escape(low)}(?![\w-])",
-                                 body, re.M) is not None)
+        "-" in low and not english and re.search(heading, body, re.M) is not None)
     prose = _FENCED_RE.sub(" ", _CODE_SPAN_RE.sub(" ", body))
     # The author capitalises it inside a sentence or at a heading's start (`# Subtests in ...`).
     capital = re.search(rf"[a-z,][ \t]+{re.escape(word)}(?![\w-])|^#+[ \t]+{re.escape(word)}"
@@ -710,7 +710,8 @@ def drop_parentheticals(text: str) -> str:
 # that; its name is what the note is about. (`Incident: ...` is a debugging log's, see
 # debuglog.runbook_title; `ADR-007: ...` names the record and stays.)
 _GENRE_LABEL_RE = re.compile(r"^(?:runbook|playbook|reading(?: notes?)?|notes?|til|how-?to|"
-                             r"recipe|cheat ?sheet|读书笔记|笔记|手册)\s*(?::\s+|：\s*)(?=\S)", re.I)
+                             r"recipe|cheat ?sheet|读书笔记|笔记|手册)\s*(?::\s+|：\s*)(?=\S)",
+                             re.I)
 
 
 def without_genre_label(title: str) -> str:
