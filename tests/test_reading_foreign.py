@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from remelink.models.local import shapes, tags, titles
+from remelink.models.local import shapes, tags, titles, write
 from remelink.models.local import text as tx
 
 
@@ -167,3 +167,14 @@ def test_a_sentence_that_stands_alone_is_a_description(sentence: str) -> None:
 def test_a_title_drops_the_kind_of_note_it_is(title: str, expected: str) -> None:
     assert tx.without_genre_label(title) == expected
     assert tx.procedure_title("Steps", title) == expected
+
+
+def test_a_dot_inside_a_links_title_ends_no_related_sentence() -> None:
+    """`See also [[...|Using io.BufferedReader ...]].` is a link sentence the node grew: a
+    tag is never taken from it (it made `Using` a tag)."""
+    body = ("Import the file with .import.\n\nSee also [[digest/wiki/using-io.md|Using "
+            "io.BufferedReader to peek against a non-peekable stream]].\n")
+    assert write.without_related_sentences(body).strip() == "Import the file with .import."
+    node = f"---\nname: Importing CSV data into SQLite\ndescription: x\n---\n{body}"
+    from remelink.models.local import engine
+    assert "Using" not in tags.entity_tags(engine._own_words(node), [], 3)
