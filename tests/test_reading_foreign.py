@@ -178,3 +178,17 @@ def test_a_dot_inside_a_links_title_ends_no_related_sentence() -> None:
     node = f"---\nname: Importing CSV data into SQLite\ndescription: x\n---\n{body}"
     from remelink.models.local import engine
     assert "Using" not in tags.entity_tags(engine._own_words(node), [], 3)
+
+
+@pytest.mark.parametrize(("heading", "note_title", "title"), [
+    ("Running this in GitHub Actions", "Building Mastodon bots with GitHub Actions and toot",
+     "Running Mastodon bots in GitHub Actions"),
+    ("Deploying it", "Running Varnish on Fly", "Deploying Varnish"),
+    # A determiner is no pronoun; a title with no verb says no object; Chinese is left alone.
+    ("Testing this repo", "Running Varnish on Fly", "Testing this repo"),
+    ("Running this in CI", "Varnish notes", "Running this in CI"),
+    ("部署这个服务", "搭建 Varnish 缓存", "部署这个服务"),
+])
+def test_a_sections_title_resolves_this_to_what_the_note_is_about(
+        heading: str, note_title: str, title: str) -> None:
+    assert tx.procedure_title(heading, note_title) == title

@@ -721,9 +721,43 @@ def without_genre_label(title: str) -> str:
     return capitalised(rest) if rest != title else title
 
 
+# A heading's bare demonstrative, the thing the note is about (`Running this in GitHub Actions`
+# under `Building Mastodon bots with GitHub Actions and toot`): before a preposition or at the
+# end, not a determiner (`this repo`).
+_BARE_THIS_RE = re.compile(r"\b(?:this|it)\b(?=\s+(?:in|on|with|to|from|for|at|by|via|using|"
+                           r"inside|under|behind)\b|\s*$)", re.I)
+
+
+def _note_object(note_title: str) -> str:
+    """What a how-to title is about: the words after its verb up to the first preposition
+    (`Building Mastodon bots with GitHub Actions` -> `Mastodon bots`); empty when its first
+    word is no verb or nothing is left."""
+    words = clean_statement(note_title).split()
+    if len(words) < 2 or not (words[0].lower().endswith("ing") or words[0].lower() in
+                              ("build", "run", "deploy", "use", "install", "write", "set")):
+        return ""
+    obj: list[str] = []
+    for w in words[1:]:
+        if w.lower() in TITLE_CUT_BEFORE or w.lower() in ("and", "or", "—", "-"):
+            break
+        obj.append(w)
+    while obj and obj[0].lower() in ("a", "an", "the", "your", "my", "our"):
+        obj.pop(0)
+    return " ".join(obj) if 0 < len(obj) <= 4 else ""
+
+
+def resolve_this(heading: str, note_title: str) -> str:
+    """`Running this in GitHub Actions` -> `Running Mastodon bots in GitHub Actions` (see
+    _BARE_THIS_RE): a section's title never leans on the note's."""
+    m = _BARE_THIS_RE.search(heading)
+    obj = _note_object(note_title) if m and not is_cjk_text(heading) else ""
+    return heading[:m.start()] + obj + heading[m.end():] if m and obj else heading
+
+
 def procedure_title(heading: str, note_title: str) -> str:
     """`How to queue a long export` -> `Queue a long export`; generic headings take the note's."""
     heading, note_title = without_genre_label(heading), without_genre_label(note_title)
+    heading = resolve_this(heading, note_title)
     text = clean_statement(heading).strip("# ").strip()
     text = re.sub(r"^(?:how\s+to|how-to)\s+", "", text, flags=re.I)
     text = re.sub(r"^(?:如何|怎么|怎样)", "", text)
