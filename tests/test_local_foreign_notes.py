@@ -153,7 +153,7 @@ def test_a_link_sentence_never_claims_an_unchecked_relation(
 # -- titles: the topic, never a label, a lead-in word or a phrase cut open -------------------
 @pytest.mark.parametrize("statement,title", [
     ("Tomasz: shadow mode deploy starts tomorrow at 10:00 for the posting consumer.",
-     "Shadow mode deploy starts tomorrow at 10:00 for the posting consumer"),
+     "Shadow mode deploy starts at 10:00 for the posting consumer"),
     ("Rule of thumb: every new service gets a dashboard before its first prod deploy.",
      "Every new service gets a dashboard before its first prod deploy"),
     ("Again, I got here through a process of iteration with the electron builder config.",

@@ -223,6 +223,8 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
             continue
         cands, reason = structure.note_candidates(note, meta, index)
         said_under(note, cands)
+        for c in cands:
+            c.name = tx.note_case(c.name, note.body)
         candidates += cands
         echoes += echo_lines(note, cands, index)
         if not cands:

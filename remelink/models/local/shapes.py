@@ -157,9 +157,18 @@ _POINTS_AT_RE = re.compile(
     r"\b(?:the following|as follows|that last|see (?:above|below)|"
     r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
     r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
-    r"script|code|example|bit)\b|\b(?:like (?:this|so)|above|below)\W*$|"
+    r"script|code|example|bit|test|tests|function|pattern|query|"
+    r"thing|things)\b|\b(?:like (?:this|so)|above|below|here)\W*$|"
+    r"\bthis\s*(?:[,;:!?]|\.?$)|\bthis\s+(?:one|for|in|to|with|by|on|at|from|into|out|up|"
+    r"about|helps?|works?)\b|"
     r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b|"
-    r"^(?:this|that|it)\s+(?:[a-z]+s|was|has|had)\b(?<!\bis)", re.I)
+    r"^(?:this|that|it)\s+(?:[a-z]+s|[a-z]+ed|was|has|had)\b(?<!\bis)|"
+    # `The fix was to ...`: an answer to a problem the sentence does not name.
+    r"^the\s+(?:fix|solution|answer|workaround|culprit|trick)\s+(?:was|is|turned out)\b", re.I)
+# A step of what the note does (`First, checkout the cpython repo.`, `Start by outputting
+# ...`) or a question it asks (`What's with the 953 failed requests?`): no description of it.
+_STEP_OR_QUESTION_RE = re.compile(r"^(?:first|then|next|finally|start by|begin by)\b|\?\W*$",
+                                  re.I)
 _PROVENANCE_RE = re.compile(r"^(?:(?:hat[- ])?tip|h/t|via|thanks to|credit to|found via|"
                             r"spotted via)\b", re.I)
 
@@ -169,7 +178,8 @@ def stands_alone(sentence: str) -> bool:
     plain = tx.without_code_marks(sentence).strip()
     if not plain or tx.is_cjk_text(plain):
         return True
-    return not (_POINTS_AT_RE.search(plain) or _PROVENANCE_RE.match(plain))
+    return not (_POINTS_AT_RE.search(plain) or _PROVENANCE_RE.match(plain) or
+                _STEP_OR_QUESTION_RE.search(plain))
 
 
 def _fragment(line: str) -> bool:
@@ -234,7 +244,7 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
     if not text and name:  # nothing the note says stands alone: what the node is about
         text = tx.without_code_marks(name).rstrip(".。") + ("。" if lang == "zh" else ".")
     first = tx.without_code_marks(tx.first_sentence(text)) if text else ""
-    first = first or tx.without_code_marks(text)
+    first = tx.without_relative_days(first or tx.without_code_marks(text))
     if len(first) > DESCRIPTION_CHARS:
         first = _shortened(first, lang)
     if first.rstrip().endswith((":", "：")):  # a lead-in to code: a sentence of its own here

@@ -388,7 +388,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     found.out = [c for c in found.out if c not in members]
     if not topic:
         return
-    name = _GENERIC_TITLE_RE.sub("", tx.clean_statement(title))
+    name = _GENERIC_TITLE_RE.sub("", tx.without_genre_label(tx.clean_statement(title)))
     name = tx.capitalised(name)
     own = next((c for c in procedures if c.name == name), None)
     if own is not None:

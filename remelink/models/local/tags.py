@@ -43,11 +43,23 @@ coast city town trip trail trails lake river mountains downtown""")
 _PLACE_WORDS = tx.word_set("in at to from near around across through visiting visited")
 # A capitalised word, or a phrase of them with "of / the / de" between ("GitHub Actions",
 # "Read the Docs"); a word with a capital inside ("macOS", "iPhone").
-_WORD_RE = re.compile(r"(?<![\w'’-])((?:[A-Z]{2,5}[ \t]+(?=[A-Z][a-z]))?[A-Z][a-z][\w-]*"
-                      r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+[A-Z][a-z][\w-]*){0,3}|"
+_WORD_RE = re.compile(r"(?<![\w'’=./-])((?:[A-Z]{2,5}[ \t]+(?=[A-Z][a-z]))?[A-Z][a-z][\w-]*"
+                      r"(?:(?:[ \t]+(?:of|the|de)){0,2}[ \t]+(?:[A-Z][a-z][\w-]*|"
+                      r"[A-Z]['’][A-Z][a-z]+)){0,3}|"
                       r"[a-z]+[A-Z][\w]*)"
-                      r"(?![\w-])")
+                      r"(?![\w(-])")
 _CONNECTORS = frozenset(("of", "the", "de"))
+# English's closed-class words: capitalised at a sentence's start, never a name ("As
+# illustrated by the following" is no one acting).
+_CLOSED = tx.word_set("""a an the of for to in on at by with from into onto via and or nor not
+but if then else while as so such than is are was were be been it its this that these those""")
+# The parts of a screen a capitalised word labels ("the Developer tab", "the Metrics explorer",
+# "the Advanced settings page"): the word is the label printed on it, not a product's name.
+_UI_NOUNS = tx.word_set("""tab tabs page section button buttons menu option options explorer
+settings setting panel pane screen dialog field checkbox sidebar toolbar""")
+# A key chord (`Ctrl-C`) or a word joined to a lower-case one (`Shanghai-hours`,
+# `Month-start`): a key, or an adjective made of a name, not the name.
+_NOT_A_NAME_RE = re.compile(r"(?:Ctrl|Cmd|Alt|Shift|Option|Meta)[-+]\w+|[A-Z][a-z]+-[a-z][\w-]*")
 # Quoted text up to a few words: a quotation ("Hello World"), not a name.
 _QUOTED_RE = re.compile(r"[\"“]([^\"“”\n]{1,60})[\"”]")
 # Words of a title that a command line may start with but that name no tool: English's
@@ -164,9 +176,31 @@ def _first_name_acting(name: str, prose: str, end: int) -> bool:
     return bool(_AUX_RE.match(prose[end:end + 50]))
 
 
+_NAME_WORD = r"(?:[A-Z][a-z][\w-]*|[A-Z]['’][A-Z][a-z]+)"
+
+
+def _surnamed(name: str, prose: str, found: dict[str, tuple[int, bool]]) -> str | None:
+    """A first name with the surname the prose writes after it (`Angus Hollands`), or None. A
+    word that names nothing (`Thanks`, `The`) or something of its own (`Fly Docker` beside
+    `Docker`) is no surname."""
+    for m in re.finditer(rf"(?<![\w'’-]){re.escape(name)}[ \t]+({_NAME_WORD})(?![\w'’-])", prose):
+        other = m.group(1)
+        if other in _NOT_NAMES or other in found or other.lower() in _CLOSED or \
+                other.lower() in _COMMON_NOUNS:
+            continue
+        return f"{name} {other}"
+    return None
+
+
 def candidates(text: str) -> dict[str, tuple[int, bool]]:
     """Entity names of a node with (count, is a person)."""
     prose = _prose(text)
+    # A word in humps the node also writes as code (`PostingRequested`, `LimitExceededException`)
+    # is an identifier wherever it appears, not a product's name.
+    _, body = _split(text)
+    code = " ".join([*re.findall(r"`([^`\n]+)`", body),
+                     *(b.group(3) for b in _FENCE_RE.finditer(body))])
+    in_code = {w for w in re.findall(r"[A-Za-z]\w*", code) if re.search(r"[a-z][A-Z]", w)}
     lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
     quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]
     quoted += [m.span() for m in _TITLE_RUN_RE.finditer(prose) if _title_cased(m.group(0))]
@@ -183,8 +217,14 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
             continue
         if len(words) < head and _CONNECTORS & set(words):
             continue  # "Log Users Out of Auth0": a page's title whose head is a common word
+        if len(words) < head and m.group(1).split()[0] in ("The", "A", "An") and \
+                not _starts_sentence(prose, m.start()):
+            continue  # "known as The Stack": a name that carries its article; never half of it
+        if in_code & set(words):
+            continue
         name = " ".join(words)
-        if name in _NOT_NAMES or name.isupper() or len(name) < 2:
+        if name in _NOT_NAMES or name.isupper() or len(name) < 2 or \
+                name.lower() in _CLOSED or _NOT_A_NAME_RE.fullmatch(name):
             continue
         start = m.start() if name == m.group(1) else prose.find(name, m.start())
         follows = _next_word(prose, start + len(name))
@@ -196,8 +236,11 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
             continue  # "Getting started", "Having loaded": a gerund, nobody acting
         if opens and re.match(r"[^\W\d_][\w'’-]*(?:[ \t]+[\w'’-]+){0,2}[ \t]*:", prose[start:]):
             continue  # "5. Verify writes: ...": a step's label, its first word no one's name
-        person = len(words) == 1 and (follows in _ACTOR or possessive or
-                                      _first_name_acting(name, prose, start + len(name)))
+        after_the = _prev_word(prose, start) == "the"
+        person = len(words) == 1 and not after_the and (
+            follows in _ACTOR or possessive or _first_name_acting(name, prose, start + len(name)))
+        if not person and after_the and follows in _UI_NOUNS and re.fullmatch(r"[A-Z][a-z]+", name):
+            continue  # "the Developer tab": a label on a screen
         acting = follows.endswith("ed") and len(follows) > 4  # "Acme escalated ..."
         if opens and not person and not acting:
             continue  # "Roll back a deploy": a capital that only opens a sentence is no name
@@ -220,6 +263,18 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
             continue  # "11:00 Lisbon time", "by 16:00 Lisbon": a time zone is a place
         count, was_person = found.get(name, (0, False))
         found[name] = (count + 1, was_person or person)
+    # "Mike Driscoll ... Mike's recipe": one person, tagged by the name the note gives in full.
+    for name, (count, person) in list(found.items()):
+        if not person or not re.fullmatch(r"[A-Z][a-z]{1,11}", name):
+            continue
+        # ... unless the other words name something of their own (`Fly Docker` beside `Docker`).
+        full = next((n for n in found if re.fullmatch(rf"{name}(?: {_NAME_WORD}){{1,2}}|"
+                                                      rf"{_NAME_WORD} {name}", n) and
+                     not any(w in found for w in n.split(" ") if w != name)), None)
+        full = full or _surnamed(name, prose, found)
+        if full is not None:
+            del found[name]
+            found[full] = (found.get(full, (0, False))[0] + count, True)
     for m in _CJK_NAME_RE.finditer(prose):
         name = m.group(1)
         if not tx.is_cjk_name(name):
@@ -232,7 +287,8 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
 _SHELLS = frozenset(("", "bash", "sh", "shell", "console", "zsh", "fish", "shell-session",
                      "sh-session", "terminal", "powershell", "ps", "cmd", "bat"))
 _PROMPT_RE = re.compile(r"^\s*(?:\$|%|>)\s+")
-_COMMAND_RE = re.compile(r"(?:^|\||&&|;|\$\()\s*([a-z][\w.+-]*)(?=\s|$)", re.M)
+# A command line's program; a line `name = value` or `name: value` sets something, runs nothing.
+_COMMAND_RE = re.compile(r"(?:^|\||&&|;|\$\()\s*([a-z][\w.+-]*)(?=\s|$)(?!\s*[=:])", re.M)
 # Commands that run the command after them: `npx prettier`, `uv run pytest`, `python -m pip`.
 _RUNNER_RE = re.compile(r"\b(?:npx|uvx|pipx run|bunx|pnpm dlx|npm exec|uv run|poetry run|"
                         r"pipenv run|python3? -m|sudo|time|exec)\s+([a-z][\w.+-]*)(?=\s|$)")
@@ -254,13 +310,17 @@ def tools(text: str) -> list[str]:
             commands.update(_COMMAND_RE.findall(line), _RUNNER_RE.findall(line))
     prose = _FENCE_RE.sub(" ", body)
     plain = set(re.findall(r"(?<![\w`.-])[a-z][\w+-]*(?![\w`-])", re.sub(r"`[^`\n]*`", " ", prose)))
-    # An inline span that is the word alone (`awk`), when the prose never uses it as a word.
-    commands.update(span for span in (s.strip().lower() for s in re.findall(r"`([^`\n]+)`", prose))
-                    if span not in plain)
+    # An inline span that is the word alone (`awk`), when the prose never uses it as a word,
+    # spelled as a command is (`Template` is a class; `journal.postings.v2`, a dotted name;
+    # `default_pool_size`, a setting: a program run from a shell block is found above).
+    spans = {span for span in (s.strip() for s in re.findall(r"`([^`\n]+)`", prose))
+             if span not in plain and span[:1].islower() and span.count(".") < 2 and
+             "_" not in span}
     out: list[str] = []
     words = re.findall(r"(?<![\w.+-])[A-Za-z][\w+-]*(?:\.[A-Za-z][\w+-]*)*", title)
     for i, word in enumerate(words):
-        if word.lower() in commands and word.lower() not in _NO_TOOL and len(word) > 1:
+        run = word.lower() in commands or word in spans or (i == 0 and word.lower() in spans)
+        if run and word.lower() not in _NO_TOOL and len(word) > 1:
             if i == 0 and word[1:].islower():
                 word = word.lower()  # "Pytest coverage with context": the title's capital
             if word not in out:

@@ -30,10 +30,48 @@ _IDENT_START_RE = re.compile(r"[a-z][a-z0-9-]*(?:[_./=][\w.=/-]*|\d[\w-]*)(?![\w
 
 
 def capitalised(text: str) -> str:
-    """The text with its first letter in upper case, unless it opens with an identifier."""
-    if not text or _IDENT_START_RE.match(text):
+    """The text with its first letter in upper case, unless it opens with an identifier or a
+    name with a capital inside (`macOS`, `iPhone`: `MacOS` is no one's spelling)."""
+    if not text or _IDENT_START_RE.match(text) or re.match(r"[a-z]+[A-Z]", text):
         return text
     return text[:1].upper() + text[1:]
+
+
+_FENCED_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1", re.M | re.S)
+
+
+_COMPOUND_PARTS = word_set("""on in off up out by to of over down back at re pre non self well
+long short all one two sign roll check follow built""")
+
+
+def note_case(title: str, body: str) -> str:
+    """`title` with its first word spelled as the note spells it: a tool or a service the note
+    writes in lower case (`hexdump`, `scp`, `journal-svc`) stays so at a title's start, where
+    capitalising made a name no one writes (`Hexdump`, `Scp`, `Journal-svc`). The note writes
+    it so when it runs it as code (an inline span or a fenced block's word) or opens a heading
+    with it, in lower case, hyphenated (`# payout-runner OOMKilled`); and never capitalises it
+    inside a sentence or at a heading's start (`... with Python` keeps `Python ...`)."""
+    m = re.match(r"([A-Z])([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w.'’])", title)
+    if not m or is_cjk_text(title):
+        return title
+    word = m.group(0)
+    low = word[:1].lower() + word[1:]
+    # The program a command runs: an inline span or a fenced line that opens with the word.
+    lines = [*_CODE_SPAN_RE.findall(body),
+             *(line for b in _FENCED_RE.finditer(body) for line in b.group(2).splitlines())]
+    run = any(re.match(rf"\s*(?:[$%>]\s+)?{re.escape(low)}(?![\w.-])", line) for line in lines)
+    # `on-call`, `follow-up`, `self-serve`: English compounds, capitalised as words are; a
+    # gerund or a participle (`Running ...`, `Combined ...`) is English too.
+    english = any(part in _COMPOUND_PARTS for part in low.split("-")) or \
+        low.endswith(("ing", "ed")) or low in _STOP_TAIL or low in _LEAD_INS
+    heading = rf"^#+[ \t]+(?:[^:\n]{{1,30}}:[ \t]+)?{re.escape(low)}(?![\w-])"
+    written = (run and not english) or (
+        "-" in low and not english and re.search(heading, body, re.M) is not None)
+    prose = _FENCED_RE.sub(" ", _CODE_SPAN_RE.sub(" ", body))
+    # The author capitalises it inside a sentence or at a heading's start (`# Subtests in ...`).
+    capital = re.search(rf"[a-z,][ \t]+{re.escape(word)}(?![\w-])|^#+[ \t]+{re.escape(word)}"
+                        r"(?![\w-])", prose, re.M)
+    return low + title[len(word):] if written and not capital else title
 
 
 # Common Chinese surnames: a two- or three-character word before 希望 / 喜欢 / 说 is a person's
@@ -548,12 +586,48 @@ def _is_lead_in(clause: str) -> bool:
 _ZH_BARE_PRONOUN_RE = re.compile(r"[他她](?!们)")
 
 
+# A day named from the day the note was written (`today`, `this morning`, `昨天`): right in the
+# note, which has a date, wrong in a title or a description read alone, later (SPEC §11). With
+# the word that ties it to the clause (`since this morning`, `until tomorrow`); a leading one
+# takes its comma.
+_DAYS = (r"(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening)|last night)"
+         r"\b(?!['’-])")
+_RELATIVE_DAY_RE = re.compile(
+    rf"^(?:(?:starting|from|as of)\s+)?{_DAYS}\s*,?\s*|"
+    rf"\s*(?<!\S)(?:(?:since|until|from|by|on|for|as of|starting|earlier|later)\s+)?{_DAYS}|"
+    r"(?:从|到|直到|截至)?(?:今天早上|今天上午|今天下午|今天|昨天|明天|今早|今晚|昨晚)(?:起|开始)?[，,]?",
+    re.I)
+_QUOTED_RE = re.compile(r"[\"“「『][^\"“”「」『』\n]*[\"”」』]")
+
+
+def without_relative_days(text: str) -> str:
+    """`text` without the days it names relative to when it was written (`OpenAI announced new
+    models today.` -> `OpenAI announced new models.`, `shadow mode 昨天上线` -> `shadow mode
+    上线`), except inside quotation marks (「今天没空，明天看」 is what someone said) and in
+    code."""
+    def plain(part: str) -> str:
+        pieces, pos = [], 0
+        for q in _QUOTED_RE.finditer(part):
+            pieces.append(_RELATIVE_DAY_RE.sub("", part[pos:q.start()]))
+            pieces.append(q.group(0))
+            pos = q.end()
+        pieces.append(_RELATIVE_DAY_RE.sub("", part[pos:]))
+        return "".join(pieces)
+    if not _RELATIVE_DAY_RE.search(text):
+        return text
+    out = around_code(text, plain, lambda code: code) if "`" in text else plain(text)
+    out = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(out.split()))
+    if out and text[:1].isupper() and out[:1].islower():
+        out = out[:1].upper() + out[1:]
+    return out.strip() or text
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
     text = without_code_marks(clean_statement(statement))
     text = _LEADING_CUE_RE.sub("", text)
-    text = drop_parentheticals(text).strip()
+    text = without_relative_days(drop_parentheticals(text).strip())
     if is_cjk_text(text):
         # "代码评审：大家同意 PR 尽量控制在 400 行以内": a short label names the line, not its
         # topic; the claim after it is the title.
@@ -653,8 +727,59 @@ def drop_parentheticals(text: str) -> str:
     return "".join(out)
 
 
+# What kind of note it is, before a colon (`Runbook: planned switchover of journaldb`, `Reading:
+# "You cannot have exactly-once delivery"`, `TIL: ...`, `读书笔记：...`): the node's kind says
+# that; its name is what the note is about. (`Incident: ...` is a debugging log's, see
+# debuglog.runbook_title; `ADR-007: ...` names the record and stays.)
+_GENRE_LABEL_RE = re.compile(r"^(?:runbook|playbook|reading(?: notes?)?|notes?|til|how-?to|"
+                             r"recipe|cheat ?sheet|读书笔记|笔记|手册)\s*(?::\s+|：\s*)(?=\S)",
+                             re.I)
+
+
+def without_genre_label(title: str) -> str:
+    """`Runbook: planned switchover of journaldb (Patroni)` -> `Planned switchover of journaldb
+    (Patroni)` (see _GENRE_LABEL_RE)."""
+    rest = _GENRE_LABEL_RE.sub("", title, count=1)
+    return capitalised(rest) if rest != title else title
+
+
+# A heading's bare demonstrative, the thing the note is about (`Running this in GitHub Actions`
+# under `Building Mastodon bots with GitHub Actions and toot`): before a preposition or at the
+# end, not a determiner (`this repo`).
+_BARE_THIS_RE = re.compile(r"\b(?:this|it)\b(?=\s+(?:in|on|with|to|from|for|at|by|via|using|"
+                           r"inside|under|behind)\b|\s*$)", re.I)
+
+
+def _note_object(note_title: str) -> str:
+    """What a how-to title is about: the words after its verb up to the first preposition
+    (`Building Mastodon bots with GitHub Actions` -> `Mastodon bots`); empty when its first
+    word is no verb or nothing is left."""
+    words = clean_statement(note_title).split()
+    if len(words) < 2 or not (words[0].lower().endswith("ing") or words[0].lower() in
+                              ("build", "run", "deploy", "use", "install", "write", "set")):
+        return ""
+    obj: list[str] = []
+    for w in words[1:]:
+        if w.lower() in TITLE_CUT_BEFORE or w.lower() in ("and", "or", "—", "-"):
+            break
+        obj.append(w)
+    while obj and obj[0].lower() in ("a", "an", "the", "your", "my", "our"):
+        obj.pop(0)
+    return " ".join(obj) if 0 < len(obj) <= 4 else ""
+
+
+def resolve_this(heading: str, note_title: str) -> str:
+    """`Running this in GitHub Actions` -> `Running Mastodon bots in GitHub Actions` (see
+    _BARE_THIS_RE): a section's title never leans on the note's."""
+    m = _BARE_THIS_RE.search(heading)
+    obj = _note_object(note_title) if m and not is_cjk_text(heading) else ""
+    return heading[:m.start()] + obj + heading[m.end():] if m and obj else heading
+
+
 def procedure_title(heading: str, note_title: str) -> str:
     """`How to queue a long export` -> `Queue a long export`; generic headings take the note's."""
+    heading, note_title = without_genre_label(heading), without_genre_label(note_title)
+    heading = resolve_this(heading, note_title)
     text = clean_statement(heading).strip("# ").strip()
     text = re.sub(r"^(?:how\s+to|how-to)\s+", "", text, flags=re.I)
     text = re.sub(r"^(?:如何|怎么|怎样)", "", text)

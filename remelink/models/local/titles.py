@@ -31,7 +31,7 @@ def fact_title(statement: str, speaker: str = "", *, max_words: int = 12) -> str
     """A fact's title: its main clause under the person's name, without dates and fillers
     ("Joanna finally finished their first full screenplay and printed it on Friday 21 January
     2022" -> "Joanna finished their first full screenplay")."""
-    text = tx.clean_statement(statement)
+    text = tx.without_relative_days(tx.clean_statement(statement))
     if tx.is_cjk_text(text):
         text = _DATE_PHRASE.sub("", text)
         clauses = [c.strip() for c in re.split(r"[，,。；;：:！？!?]", text) if c.strip()]

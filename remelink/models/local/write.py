@@ -125,6 +125,18 @@ def _relation_patterns() -> list[re.Pattern[str]]:
 
 
 _RELATION_RES = _relation_patterns()
+_WIKILINK_RE = re.compile(r"\[\[[^\[\]\n]*\]\]")
+
+
+_HELD_LINK_RE = re.compile(r"\[\[\x00(\d+)\x00\]\]")
+
+
+def _sentences_around_links(line: str) -> list[str]:
+    """The sentences of a line, never cut at a dot inside a wikilink."""
+    links = _WIKILINK_RE.findall(line)
+    held = _WIKILINK_RE.sub(lambda m: f"[[\x00{links.index(m.group(0))}\x00]]", line)
+    return [_HELD_LINK_RE.sub(lambda m: links[int(m.group(1))], part)
+            for part in re.split(r"(?<=[.。])\s*(?=[A-Z\u4e00-\u9fff\[])", held)]
 
 
 def without_related_sentences(body: str) -> str:
@@ -133,7 +145,9 @@ def without_related_sentences(body: str) -> str:
     it look like them), never with the links it grew."""
     kept = []
     for line in body.split("\n"):
-        parts = re.split(r"(?<=[.。])\s*(?=[A-Z\u4e00-\u9fff\[])", line.strip())
+        # A dot inside a link's shown words (`[[...|Using io.BufferedReader ...]]`) ends no
+        # sentence: the links are set aside while the line is cut into sentences.
+        parts = _sentences_around_links(line.strip())
         if line.strip() and "[[" in line and all(any(r.match(p) for r in _RELATION_RES)
                                                   for p in parts if p):
             continue
