@@ -119,19 +119,25 @@ def _run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult
                     low_partner.append(False)
                 continue
             merged = action != "CREATE"
+            # A node of the partner's very sentence is the partner: a sentence repeated across
+            # pairs gets a node per pair (the realistic-vault sets give each source sentence a
+            # paraphrase pair and a hard-negative pair: a negative's unit that merged into its
+            # sentence's other node counted as "another node", never "into the partner").
+            into_partner = merged and (result.target == partner[i] or
+                                       sentence.get(result.target or "") == p.a)
             if p.label == "same_abstraction":
-                same_ok += merged and result.target == partner[i]
-                same_other += merged and result.target != partner[i]
-                same_partner.append(merged and result.target == partner[i])
+                same_ok += into_partner
+                same_other += merged and not into_partner
+                same_partner.append(into_partner)
             elif p.label == "unrelated":
-                same_words = merged and result.target != partner[i] and \
+                same_words = merged and not into_partner and \
                     decide.bag(sentence.get(result.target or "", "")).counts == \
                     decide.bag(p.b).counts
                 false_merge += merged
-                partner_merge += merged and result.target == partner[i]
+                partner_merge += into_partner
                 identical += same_words
                 low_merged.append(merged and not same_words)
-                low_partner.append(merged and result.target == partner[i])
+                low_partner.append(into_partner)
             elif not merged and partner[i] in result.related:
                 linked += 1
         seconds = time.perf_counter() - started
