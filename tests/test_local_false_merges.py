@@ -170,3 +170,71 @@ def test_a_cue_of_restating_or_deciding_is_a_whole_word(text: str, cued: bool) -
     assert tx.has_word_cue(text, cues) is cued
     if not cued:
         assert not decide.decides(text)
+
+
+ZH_EVENTS = ("音乐厅首次从伦敦传入巴黎，并且在舞者和歌手中广受欢迎。",
+             "它由格里高利在修道院购得，并被寇松看见。",
+             "709 队被命名为重型轰炸中队。")
+ZH_CHANGES = ("{y} 年，当韦利汉在阿伦敦开第二家餐厅时，他将餐厅名称改为 Whelihan，以纪念其祖父。",
+              "从 {y} 年开始，塔拉帕拉省是智利的一个省，隶属塔拉帕拉省。",
+              "这一事件后来被人们庆祝并且现在每年 {y} 年作为国家警察日在埃及庆祝。")
+
+
+@given(st.sampled_from(ZH_EVENTS), st.sampled_from(ZH_CHANGES),
+       st.sampled_from(("{y} 年", "{y} 年后", "两年后")), st.integers(1800, 1899),
+       st.integers(1900, 2030))
+@settings(max_examples=40, deadline=None)
+def test_a_node_named_by_its_date_alone_is_no_point_a_unit_corrects(
+        event: str, change: str, opening: str, year: int, other: int) -> None:
+    """A node whose name is the date its sentence opens on ("1862 年", "两年后"): a unit about
+    another event in another year, worded as a change ("改为", "从…开始", "现在"), shares 年 and
+    后 with that name and nothing else; it corrects nothing (PAWS-X tune: five units "corrected"
+    unrelated nodes so, end to end)."""
+    head = opening.format(y=year)
+    node = f"{head}，{event}"
+    unit = change.format(y=other)
+    c = decide.compare(unit, head, node)
+    assert c.label != "same_abstraction" and not c.correction
+    assert not decide.same_point(unit, head, decide.bag(unit), decide.default_idf)
+
+
+def test_a_clause_that_says_more_than_its_value_is_still_a_point() -> None:
+    """The value and its measure leave the point, the rest stays: "月结前封版两天" is the freeze."""
+    unit = "决定：每个月月结前封版四天。"
+    assert decide.same_point(unit, "月结前封版两天，期间只修 P0", decide.bag(unit),
+                             decide.default_idf)
+
+
+def test_one_bound_of_one_setting_said_two_ways_is_one_rule() -> None:
+    node, unit = "The maximum page_size is 200.", "page_size is capped at 200."
+    assert decide.compare(unit, node, node).label == "same_abstraction"
+
+
+@given(st.sampled_from((("use KEYS in production", "use SCAN"),
+                         ("retry failed payouts by hand", "page the on-call"),
+                         ("deploy the ledger on Fridays", "wait for Monday"),
+                         ("squash commits before merging", "rebase them"))))
+@settings(max_examples=20, deadline=None)
+def test_always_and_never_are_opposite_rules(rule: tuple[str, str]) -> None:
+    """"Never use KEYS in production; use SCAN." / "Always use KEYS in production instead of
+    SCAN." (realistic-vault pairs, tune: the embedder merged them, end to end)."""
+    node = f"Never {rule[0]}; {rule[1]}."
+    unit = f"Always {rule[0]} instead of {rule[1].split(' ', 1)[1]}."
+    for semantic in (None, 0.97):  # the embedder finds them alike: the conflict holds anyway
+        assert decide.compare(unit, node, node, semantic=semantic).label != "same_abstraction"
+    zh_node, zh_unit = "从不在周五发布账本服务。", "总是在周五发布账本服务。"
+    assert decide.compare(zh_unit, zh_node, zh_node, semantic=0.97).label != "same_abstraction"
+
+
+@given(st.integers(2, 500), st.sampled_from(("days", "requests", "GB", "exports")),
+       st.lists(st.sampled_from(("request", "month", "user", "tenant", "day", "node")),
+                min_size=2, max_size=2, unique=True))
+@settings(max_examples=40, deadline=None)
+def test_a_value_per_another_thing_is_another_rule(value: int, what: str,
+                                                   scopes: list[str]) -> None:
+    """"31 days per request" / "31 days per month": what a value holds for is part of it."""
+    node = f"The export limit is {value} {what} per {scopes[0]}."
+    unit = f"The export limit is {value} {what} per {scopes[1]}."
+    for semantic in (None, 0.97):
+        assert decide.compare(unit, node, node, semantic=semantic).label != "same_abstraction"
+    assert decide.compare(node, node, node).label == "same_abstraction"

@@ -9,7 +9,7 @@ and the share that update another node; for pairs <= 2, the share that merge int
 (false merges); for pairs in between, the share whose new node links the partner.
 
     .venv/bin/python bench/quality/dedup.py [--sample N] [--embedder none|auto|blended]
-                                            [stsb cstsb pawsx]
+                                            [--split tune|test] [stsb cstsb pawsx ...]
 
 `none` is the lexical engine; `blended` blends the embedder into the data set's language whether
 or not `embedder: auto` would (decide.EMBED_LANGUAGES is widened for the run), so every language
@@ -17,7 +17,9 @@ shows what the embedder does; `auto` is the shipped default, which equals `blend
 languages of EMBED_LANGUAGES and `none` in the others (`shipped` tells which row it is).
 
 Data sets, held out from tuning: STS-B dev, Chinese STS-B dev, the `test` half of PAWS-X zh dev
-(a paraphrase counts as same, a non-paraphrase as low: it must never merge).
+(a paraphrase counts as same, a non-paraphrase as low: it must never merge). `--split tune` runs
+the same code on each set's tuning split instead (STS-B and Chinese STS-B train, PAWS-X zh `tune`,
+the realistic-vault pairs' `tune` half): the side to choose rules on; the default is `test`.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class DedupResult:
     same_partner: tuple[bool, ...] = ()   # same: updated its partner
     low_merged: tuple[bool, ...] = ()     # low: updated a node without the unit's exact words
     low_partner: tuple[bool, ...] = ()    # low: updated its partner
+    side: str = "test"                    # which split of the data set: tune or test
 
 
 def node_path(i: int, sentence: str) -> str:
@@ -116,19 +119,25 @@ def _run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult
                     low_partner.append(False)
                 continue
             merged = action != "CREATE"
+            # A node of the partner's very sentence is the partner: a sentence repeated across
+            # pairs gets a node per pair (the realistic-vault sets give each source sentence a
+            # paraphrase pair and a hard-negative pair: a negative's unit that merged into its
+            # sentence's other node counted as "another node", never "into the partner").
+            into_partner = merged and (result.target == partner[i] or
+                                       sentence.get(result.target or "") == p.a)
             if p.label == "same_abstraction":
-                same_ok += merged and result.target == partner[i]
-                same_other += merged and result.target != partner[i]
-                same_partner.append(merged and result.target == partner[i])
+                same_ok += into_partner
+                same_other += merged and not into_partner
+                same_partner.append(into_partner)
             elif p.label == "unrelated":
-                same_words = merged and result.target != partner[i] and \
+                same_words = merged and not into_partner and \
                     decide.bag(sentence.get(result.target or "", "")).counts == \
                     decide.bag(p.b).counts
                 false_merge += merged
-                partner_merge += merged and result.target == partner[i]
+                partner_merge += into_partner
                 identical += same_words
                 low_merged.append(merged and not same_words)
-                low_partner.append(merged and result.target == partner[i])
+                low_partner.append(into_partner)
             elif not merged and partner[i] in result.related:
                 linked += 1
         seconds = time.perf_counter() - started
@@ -144,8 +153,9 @@ def _run(pairs: list[Pair], embedder: str, dataset: str = "stsb") -> DedupResult
                        tuple(same_partner), tuple(low_merged), tuple(low_partner))
 
 
-def sample(n: int | None, seed: int = 7, dataset: str = "stsb") -> list[Pair]:
-    pairs = load(dataset, SPLITS[dataset][1])
+def sample(n: int | None, seed: int = 7, dataset: str = "stsb",
+           side: str = "test") -> list[Pair]:
+    pairs = load(dataset, SPLITS[dataset][0 if side == "tune" else 1])
     if n and n < len(pairs):
         pairs = random.Random(seed).sample(pairs, n)
     return pairs
@@ -161,7 +171,9 @@ def table(results: list[DedupResult]) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         real = r.false_merges - r.identical_merges
-        lines.append(f"| {r.dataset} {SPLITS[r.dataset][1]} ({splits.label(splits.HELD_OUT)}) | "
+        split, role = (SPLITS[r.dataset][0], splits.label(splits.TUNING)) if r.side == "tune" else \
+            (SPLITS[r.dataset][1], splits.label(splits.HELD_OUT))
+        lines.append(f"| {r.dataset} {split} ({role}) | "
                      f"{r.embedder}{' (shipped)' if shipped(r.dataset) == r.embedder else ''} | "
                      f"{r.pairs} ({r.same} / {r.unrelated} / "
                      f"{r.middle}) | **{100 * r.partner_updates:.1f} %** | "
@@ -175,8 +187,12 @@ def main(argv: list[str]) -> tuple[str, list[DedupResult]]:
     n = int(argv[argv.index("--sample") + 1]) if "--sample" in argv else None
     embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else \
         ["none", "blended"]
+    side = argv[argv.index("--split") + 1] if "--split" in argv else "test"
+    if side not in ("tune", "test"):
+        raise SystemExit(f"--split tune|test, not {side!r}")
     datasets = [a for a in argv if a in DATASETS] or list(DATASETS)
-    results = [run(sample(n, dataset=d), e, d) for d in datasets for e in embedders]
+    results = [replace(run(sample(n, dataset=d, side=side), e, d), side=side)
+               for d in datasets for e in embedders]
     text = table(results)
     print(text)
     for r in results:

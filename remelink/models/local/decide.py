@@ -99,6 +99,14 @@ T_POINT = 0.30
 # ... or the unit must hold this share of the node sentence's weighted terms (then it speaks of
 # everything that sentence does). A judgement, like T_POINT.
 POINT_CONTAIN = 0.75
+# ... of a sentence (or clause) that names at least this many terms besides its values, per
+# language: one English word ("Still one language"), two Chinese characters (one left, "后" of
+# "两年后", is a position or a connective, no point).
+POINT_TERMS = {"en": 1, "zh": 2}
+# A value as a point leaves it out: a number, in digits or as a word, with a Chinese measure
+# ("1862 年", "两年"; "3 languages" keeps what it counts).
+_VALUE_RE = re.compile(tx.NUMBER_START + rf"\d+(?:[.,]\d+)?\s*[{tx._CJK_MEASURES}]?|" +
+                       tx._WORD_NUM_RE.pattern + rf"[{tx._CJK_MEASURES}]?", re.I)
 # The unit adds nothing the node does not say when this share of its weighted terms is in it:
 # then an update is a CORROBORATE, else a REFINE (and with shared provenance, the same node).
 NOVEL_COVERAGE = 0.59
@@ -622,7 +630,10 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
     # another value): in a young digest the unit's new words weigh the most, and "Dana agreed
     # design docs can now be six pages, appendix excluded" is then barely "alike" the sentence
     # it changes.
-    points = [sentence for sim, sentence in scored[:3] if sim >= T_POINT]
+    # (A sentence that is only a value and its measure, "1800 年", is alike any unit that names
+    # a year: it makes no point.)
+    points = [sentence for sim, sentence in scored[:3] if sim >= T_POINT and
+              _makes_point(sentence)]
     points += [sentence for _, sentence in scored[3:] + scored[:3]
                if sentence not in points and
                same_point(unit_text, with_subject(sentence, subject, unit_text), u, idf)]
@@ -705,16 +716,26 @@ def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
     # word ("one page" / "two pages") is left out like a number in digits. Chinese joins with
     # "，" what English writes as two sentences: each clause is a point of its own ("每个月月结
     # 前封版三天，期间只修 P0": the freeze).
+    # A part that says nothing but a value and its measure ("1862 年", "两年后": a node named
+    # by the date its sentence opens on) makes no point: the unit's own 年 and 后 ("每年",
+    # "后来") covered it, and a unit about another year "corrected" it (PAWS-X).
     plain = bag(tx._WORD_NUM_RE.sub(" ", unit_text))
     parts = [sentence]
     if tx.is_cjk_text(sentence):
         parts += [c for c in re.split(r"[，,]\s*", sentence) if c.strip() and c != sentence]
-    if any(coverage(bag(tx._WORD_NUM_RE.sub(" ", part)), plain, idf) >= POINT_CONTAIN
+    if any(_makes_point(part) and
+           coverage(bag(_VALUE_RE.sub(" ", part)), plain, idf) >= POINT_CONTAIN
            for part in parts):
         return True
     mine = {t for t in named_tokens(unit_text, names_too=False) if _IDENT_CHARS.search(t)
             and not t.replace(".", "").isdigit()}
     return bool(mine & set(named_tokens(sentence, names_too=False)))
+
+
+def _makes_point(text: str) -> bool:
+    """`text` says something besides its values: POINT_TERMS terms at least (a Chinese term is
+    one character, and a word two: "1862 年" and "两年后" say nothing but when)."""
+    return len(bag(_VALUE_RE.sub(" ", text)).counts) >= POINT_TERMS[language(text)]
 
 
 # A "statement" longer than this many words is text the sentence splitter could not cut (a
@@ -1131,7 +1152,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
                 set(named_tokens(with_subject(line.sentence, node_head, unit_text),
                                  names_too=False)):
             ent = None
-    act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage)
+    act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage) or \
+        scope_conflict(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
     swap = replaced(unit_text, sentences, idf) if handed is None else None
     if handed is not None:
@@ -1631,9 +1653,10 @@ ANTONYMS = (
     ("success", "failure"), ("pass", "fail"), ("support", "oppose"), ("love", "hate"),
     ("strong", "weak"), ("high", "low"), ("north", "south"), ("east", "west"),
     ("public", "private"), ("internal", "external"), ("valid", "invalid"), ("true", "false"),
-    ("impose", "lift"),
+    ("impose", "lift"), ("always", "never"),
     ("成功", "失败"), ("支持", "反对"), ("公开", "私有"), ("内部", "外部"), ("以东", "以西"),
     ("以南", "以北"), ("东部", "西部"), ("南部", "北部"), ("强", "弱"), ("喜欢", "讨厌"),
+    ("总是", "从不"), ("始终", "从不"),
 )
 # Another person, said with a common noun: "A man plays a guitar" / "A woman plays a guitar"
 # (the entity rule, for people no name tells apart).
@@ -1672,7 +1695,8 @@ _ZH_AMOUNT = r"[\d一二两三四五六七八九十百千万]\s*[\u4e00-\u9fff%]
 BOUNDS = (
     ("at most", re.compile(r"\bup to (?=\d|(?:a|an|one|two|three|four|five|six|seven|eight|nine|"
                            r"ten|twelve|twenty|thirty|hundred)\b)|\b(?:at most|no more than|"
-                           r"not more than|no longer than|or (?:less|fewer))\b|最多|至多|最长|"
+                           r"not more than|no longer than|or (?:less|fewer)|capped at|"
+                           r"max(?:imum)?(?![\w-]))|最多|至多|最长|"
                            r"上限|不(?:要|能|得|可以?)?超过|不多于|不高于|"
                            rf"{_ZH_AMOUNT}(?:以内|以下)", re.I)),
     ("at least", re.compile(r"\b(?:at least|no less than|not less than|no fewer than|"
@@ -1680,6 +1704,24 @@ BOUNDS = (
                             r"不(?:要|能|得|可以?)?少于|不低于|不短于|"
                             rf"{_ZH_AMOUNT}以上", re.I)),
 )
+
+
+# What a value holds for: "31 days per request" / "31 days per month" (a rate's denominator,
+# a quota's scope) are other rules with the same number. English `per`; "per cent" is a unit.
+_PER_RE = re.compile(r"\bper (?!cent\b)([a-z]+)", re.I)
+
+
+def _scopes(text: str) -> set[str]:
+    return {strong_stem(m.group(1).casefold()) for m in _PER_RE.finditer(text)}
+
+
+def scope_conflict(unit_text: str, node_text: str) -> str | None:
+    """Both texts say what their values hold for (`per request`, `per month`), and not the
+    same thing."""
+    mine, theirs = _scopes(unit_text), _scopes(node_text)
+    if mine and theirs and mine.isdisjoint(theirs):
+        return f"per {min(mine)} vs per {min(theirs)}"
+    return None
 
 
 def _opposite(unit_text: str, node_text: str, pairs: Sequence[tuple[str, str]]) -> str | None:
@@ -1710,6 +1752,11 @@ def action_conflict(unit_text: str, node_text: str) -> str | None:
         if len(um) == 1 and len(nm) == 1 and um != nm:
             return f"{min(um)} vs {min(nm)}"
     return None
+
+
+def bounds_of(text: str) -> set[str]:
+    """Which way `text` bounds a value (BOUNDS: at most, at least), if it does."""
+    return {name for name, pattern in BOUNDS if pattern.search(text)}
 
 
 _QUESTION_END = re.compile(r"[?？][\s\"'”’)）。.]*$")
