@@ -59,35 +59,29 @@ SYNC_ZH = """# 周会 4/9
 """
 
 
+@pytest.mark.parametrize(("design_path", "design_text", "sync_path", "sync_text", "new", "old",
+                          "corrected", "name"), [
+    ("resource/order-events-design.md", DESIGN, "daily/2026-04-09/sync.md", SYNC, "21 days",
+     "Retention on the topic is 5 days", "Corrected on 2026-04-09", "Order events design"),
+    ("resource/订单事件设计.md", DESIGN_ZH, "daily/2026-04-09/周会.md", SYNC_ZH, "21 天",
+     "该主题的消息保留 5 天", "更正", ""),
+])
 def test_a_new_value_of_a_document_line_that_names_only_the_documents_subject_corrects_it(
-        tmp_path: Path) -> None:
+        tmp_path: Path, design_path: str, design_text: str, sync_path: str, sync_text: str,
+        new: str, old: str, corrected: str, name: str) -> None:
     # "Retention on the topic is 5 days" names nothing: it speaks of `orders.events.v1`, which
     # the document names at its head. The sync sets a new value of it: a CORRECT of the
     # design's node, not a node of its own beside it.
-    digest = dream(tmp_path, {"resource/order-events-design.md": DESIGN,
-                              "daily/2026-04-09/sync.md": SYNC})
-    design = citing(digest, "resource/order-events-design.md")
+    digest = dream(tmp_path, {design_path: design_text, sync_path: sync_text})
+    design = citing(digest, design_path)
     assert len(design) == 1
     node = digest[design[0]]
-    assert "[[daily/2026-04-09/sync.md" in node
-    assert "21 days" in node and "Retention on the topic is 5 days" in node
-    assert "Corrected on 2026-04-09" in node
-    # The node keeps its name: it did not say the old value.
-    assert "name: Order events design" in node
-    assert not any("21 days" in text for path, text in digest.items() if path not in design)
-
-
-def test_a_new_value_of_a_chinese_document_line_that_names_only_its_subject_corrects_it(
-        tmp_path: Path) -> None:
-    digest = dream(tmp_path, {"resource/订单事件设计.md": DESIGN_ZH,
-                              "daily/2026-04-09/周会.md": SYNC_ZH})
-    design = citing(digest, "resource/订单事件设计.md")
-    assert len(design) == 1
-    node = digest[design[0]]
-    assert "[[daily/2026-04-09/周会.md" in node
-    assert "21 天" in node and "该主题的消息保留 5 天" in node
-    assert "更正" in node
-    assert not any("21 天" in text for path, text in digest.items() if path not in design)
+    assert f"[[{sync_path}" in node
+    assert new in node and old in node
+    assert corrected in node
+    if name:  # the node keeps its name: it did not say the old value
+        assert f"name: {name}" in node
+    assert not any(new in text for path, text in digest.items() if path not in design)
 
 
 GUIDE = """# HTTP API conventions
