@@ -104,7 +104,8 @@ half they merged `The maximum page_size is 200` with `page_size is capped at 200
 falsely, `page_size defaults to 200` with it: the same identifier and value in another relation.
 A rule keeping a setting bounded on one side only apart from its plain value was written for
 that pair (issue 21f) and dropped at the merge: no tuning pair moved it, so it could only have
-been picked on the held-out half. The end-to-end figures (each unit against a digest of every first sentence) are in
+been picked on the held-out half. The end-to-end figures
+(each unit against a digest of every first sentence) are in
 the local-engine section's table (b) (`bench/quality/dedup.py`, `--split tune` for the tuning
 side).
 
