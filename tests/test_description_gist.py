@@ -84,3 +84,9 @@ def test_what_was_learned_must_stand_alone():
 def test_a_sentence_about_that_output_leans_on_the_note():
     assert not shapes.stands_alone("Add > /tmp/github.html to write that output to a file.")
     assert not shapes.stands_alone("The result is a jpegs/ directory with a file per photo.")
+
+
+def test_this_names_a_time_or_a_link_not_the_note_around_it():
+    assert shapes.stands_alone("Card captures are async since this morning, watch consumer lag.")
+    assert shapes.stands_alone("While exploring null bytes in this issue I learned a lot.")
+    assert not shapes.stands_alone("Drop a variant of this decorator onto your failing test.")

@@ -163,8 +163,10 @@ _POINTS_AT_RE = re.compile(
     r"script|code|example|bit|test|tests|function|pattern|query|error|problem|bug|output|"
     r"result|thing|things)\b|"
     # ... or anything named with `this`/`these` inside the sentence (`Drop a variant of this
-    # decorator onto your failing test`); `this issue`, `this tweet` are links in TIL notes
-    r"\s(?:this|these)\s+(?!issues?\b|(?:pull )?requests?\b|post\b|tweet\b)[a-z]+|"
+    # decorator onto your failing test`); `this issue`, `this tweet` are links in TIL notes,
+    # `this morning` a time
+    r"\s(?:this|these)\s+(?!issues?\b|(?:pull )?requests?\b|post\b|tweet\b|"
+    r"(?:morning|afternoon|evening|week|month|year|quarter|sprint|days?)\b)[a-z]+|"
     r"\b(?:like (?:this|so)|above|below|here)\W*$|"
     r"\bthis\s*(?:[,;:!?]|\.?$)|\bthis\s+(?:one|for|in|to|with|by|on|at|from|into|out|up|"
     r"about|helps?|works?)\b|"
