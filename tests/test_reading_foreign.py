@@ -33,8 +33,8 @@ def test_a_persons_fact_title_names_no_relative_day() -> None:
 @pytest.mark.parametrize(("summary", "description"), [
     ("OpenAI announced new models today. They have larger contexts.",
      "OpenAI announced new models."),
-    ("Today I noticed that Datasette wasn't serving an Access-Control-Max-Age header.",
-     "I noticed that Datasette wasn't serving an Access-Control-Max-Age header."),
+    ("Today Datasette started serving an Access-Control-Max-Age header.",
+     "Datasette started serving an Access-Control-Max-Age header."),
     # What someone said stays as said; code is never touched.
     ("陈静希望 review 在 24 小时内给反馈，哪怕只是说「今天没空，明天看」。",
      "陈静希望 review 在 24 小时内给反馈，哪怕只是说「今天没空，明天看」。"),

@@ -123,7 +123,10 @@ def told_description(name: str, summary: str, points: Sequence[str], lang: str) 
 _POINTING_RE = re.compile(
     r"(?:\s+(?:(?:that|which)\s+)?(?:looks?|looked|seems?|sounds?)\s+like\s+(?:this|so)|"
     r"[,，]?\s*(?:for example|for instance|e\.g\.|like so|like this|as follows|"
-    r"here it is)|[,，]\s*(?:例如|比如|如下))\s*[:：]$", re.I)
+    r"here it is)|"
+    # `... can lead to an XSS hole, thanks to the following:`
+    r"[,，]?\s+(?:(?:thanks to|due to|because of|as (?:in|shown in)|with|using|in)\s+)?"
+    r"the following(?:\s+[a-z]+)?|[,，]\s*(?:例如|比如|如下))\s*[:：]$", re.I)
 
 
 # A field of a document rather than a claim: a short label before a colon (`Non-goals: ...`,
@@ -157,14 +160,21 @@ _POINTS_AT_RE = re.compile(
     r"\b(?:the following|as follows|that last|see (?:above|below)|"
     r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
     r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
-    r"script|code|example|bit|test|tests|function|pattern|query|"
-    r"thing|things)\b|\b(?:like (?:this|so)|above|below|here)\W*$|"
+    r"script|code|example|bit|test|tests|function|pattern|query|error|problem|bug|output|"
+    r"result|thing|things)\b|"
+    # ... or anything named with `this`/`these` inside the sentence (`Drop a variant of this
+    # decorator onto your failing test`); `this issue`, `this tweet` are links in TIL notes,
+    # `this morning` a time
+    r"\s(?:this|these)\s+(?!issues?\b|(?:pull )?requests?\b|post\b|tweet\b|"
+    r"(?:morning|afternoon|evening|week|month|year|quarter|sprint|days?)\b)[a-z]+|"
+    r"\b(?:like (?:this|so)|above|below|here)\W*$|"
     r"\bthis\s*(?:[,;:!?]|\.?$)|\bthis\s+(?:one|for|in|to|with|by|on|at|from|into|out|up|"
     r"about|helps?|works?)\b|"
     r"^(?:that's|that is|this is|here's|here is|here are|these are|those are)\b|"
     r"^(?:this|that|it)\s+(?:[a-z]+s|[a-z]+ed|was|has|had)\b(?<!\bis)|"
     # `The fix was to ...`: an answer to a problem the sentence does not name.
-    r"^the\s+(?:fix|solution|answer|workaround|culprit|trick)\s+(?:was|is|turned out)\b", re.I)
+    r"^the\s+(?:fix|solution|answer|workaround|culprit|trick|result|output)\s+(?:was|is|"
+    r"turned out)\b", re.I)
 # A step of what the note does (`First, checkout the cpython repo.`, `Start by outputting
 # ...`) or a question it asks (`What's with the 953 failed requests?`): no description of it.
 _STEP_OR_QUESTION_RE = re.compile(r"^(?:first|then|next|finally|start by|begin by)\b|\?\W*$",
@@ -188,32 +198,109 @@ def _fragment(line: str) -> bool:
     return line.rstrip().endswith((";", ",", "；", "，"))
 
 
+# How far into a note a description looks: the opening's sentences, then its first lines. A
+# note's point is stated near its top or not at all; further down, a line may be another
+# note's, merged into the node.
+_OPENING_SENTENCES = 4
+# The author in a description's sentence, anywhere in it (`When I deploy ...`, `Every time I
+# paste ...`, `For datasette-seaborn I wanted ...`): the story of the note, not its point. A
+# description speaks in the node's voice.
+_FIRST_PERSON_RE = re.compile(r"(?<![\w'’])(?:I(?:'m|'ve|'d|'ll|’m|’ve|’d|’ll)?|[Mm]y|[Mm]e|"
+                              r"[Mm]ine|[Mm]yself)(?![\w'’/.-])|我(?![们司方])")
+
+
+# What the author learned is the claim (`While exploring null bytes I learned that the hexdump
+# command has a confusing default output`, `I figured out a minimal pattern for ...`).
+_LEARNED_RE = re.compile(r"\bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:learned|learnt|found out|"
+                         r"discovered|realised|realized|figured out)\s+(?:that\s+)?(?P<claim>.+)$")
+# A how-to told as a pointer at its code: `Here's how to use VALUES with a CTE ...:`, `To
+# calculate the size of a database file, run this:` -> `How to ...`.
+_HOW_TO_RE = re.compile(r"^(?:(?:here's|here is|this is)\s+how\s+(?:to|you can)\s+(?P<how>[^:]+)|"
+                        r"to\s+(?P<how2>[^,:]+),\s*(?:run|use|do|try|add|call)\s+(?:this|the "
+                        r"following)[^:,]*):$", re.I)
+# The author's aside after a claim (`Fly has a GraphQL API ... - I found it while browsing`,
+# `... can be used to extract items - but I couldn't find documentation`).
+_STORY_TAIL_RE = re.compile(r"\s*(?:\s[-–—]\s|[,;]\s*but\s|\sbut\s)\s*(?:I|my|[Ww]e)\b.*$")
+
+
+# A sentence after the opening's first that opens on a word pointing back at the one before it
+# (`They were both started in the background`, `In the meantime, here are notes on ...`).
+_LEANS_RE = re.compile(r"(?:they|them|it|its|it's|this|that|these|those|he|she|his|her|"
+                       r"in the meantime|however|but|so|also|and|then|instead|otherwise)\b",
+                       re.I)
+
+
+def _without_story(sentence: str) -> str:
+    """A sentence without the author's part around its claim (see above): the claim of what
+    was learned, the sentence without an aside in brackets or a trailing clause told in the
+    first person. Unchanged when that leaves too little to say anything."""
+    end = sentence[-1:] if sentence[-1:] in ".!?:：" else "."
+    m = _HOW_TO_RE.match(sentence)
+    how = m and (m.group("how") or m.group("how2"))
+    if how and len(how.split()) >= 4:
+        return f"How to {how.strip()}."
+    m = _LEARNED_RE.search(sentence)
+    if m and len(m.group("claim").split()) >= 5 and not _LEANS_RE.match(m.group("claim")) and \
+            not re.search(r"\b(?:these|those)\b", m.group("claim"), re.I):
+        return tx.capitalised(m.group("claim").rstrip(" .!?:：")) + end
+    plain = re.sub(r"\s*\([^()]*\b(?:I|my|me)\b[^()]*\)", "", sentence)
+    plain = _STORY_TAIL_RE.sub("", plain.rstrip(" .!?:：")).rstrip(" ,;-–—")
+    if plain != sentence.rstrip(" .!?:：") and len(plain.split()) >= 5:
+        return plain + end
+    return sentence
+
+
+def _opening_sentences(summary: str, lines: Sequence[str]) -> list[tuple[str, str]]:
+    """(sentence, its whole line) of a node's opening: the summary's first sentences (a
+    labelled field's own clause: `Rule of thumb: X` says X); the first sentence of each of the
+    document's lines only when the summary is a field with no claim (`Status: accepted`)."""
+    text = tx.clean_statement(summary)
+    field, claim = _field(text)
+    out: list[tuple[str, str]] = []
+    if not field or claim:
+        said: list[str] = []
+        rest = claim or text
+        while rest and len(said) < _OPENING_SENTENCES:  # never cut inside brackets or code
+            said.append(tx.first_sentence(rest))
+            rest = rest[len(said[-1]):].strip()
+        out = [(s, claim or text) for s in said]
+        if not _fragment(text) and not fenced.strip(text).rstrip().endswith((":", "：")):
+            return out
+    for line in lines:
+        line = tx.clean_statement(line).removeprefix("- ")
+        out.append((tx.first_sentence(line), line))
+    return out
+
+
 def _gist(summary: str, lines: Sequence[str]) -> str:
     """What a description says (issue 21: what the node holds in one sentence, never its first
-    line for being first): the first sentence of the summary (the note's opening), else of the
-    document's lines, that is whole: no lead-in told as the author's story (`I wanted to run
-    the following command:`), no later line of that story, no labelled field (`Status:
-    accepted`, `Non-goals: ...`; a label's own clause is the claim: `Rule of thumb: X` says
-    X), no fragment of a list item, and, when it introduces what follows it, a claim of its
-    own (`The awk program adds a prefix, for example:` without its `for example`). The
-    summary when none is. Nothing when that sentence cannot be read alone (`Tip via Mark on
-    Twitter.`, `I noticed the following.`): the line after it is no better (it may be another
-    note's, merged into the node), and the description names the topic instead."""
-    text = tx.clean_statement(summary)
-    for n, line in enumerate([text, *lines]):
-        line = tx.clean_statement(line).removeprefix("- ")
-        if _fragment(line):
+    line for being first): the first sentence of the node's opening (the summary's first
+    sentences; the document's lines when the summary is only a label, a list fragment or a
+    lead-in to code) that states what the note teaches: a claim, a how-to, a definition.
+    Skipped: the author's story (tx.is_narration, or the author anywhere in the sentence: `I
+    was thinking about documentation SEO.`, `For a friend's wedding I needed to ...`), a later
+    sentence opening on a word that points back (`It's pretty easy to ...`), a labelled field
+    (`Status: accepted`; a label's own clause is the claim: `Rule of thumb: X` says X), a
+    fragment of a list item, and a lead-in with no claim of its own (`Here's how you can use
+    it:`; `The awk program adds a prefix, for example:` says its claim without `for
+    example`). What the author learned is a claim (_without_story). A sentence that cannot be
+    read alone (`Tip via Mark on Twitter.`, `I noticed the following.`) ends the search: what
+    follows it leans on it in turn. Nothing when no sentence states anything: the description
+    names the topic instead. (Until issue 21q the summary's first sentence was kept even when
+    narrated, because the later LINES were worse, `It ended up getting over 200 replies`; the
+    search still reads no further than the opening and stops at a sentence leaning on it.)"""
+    for n, (first, line) in enumerate(_opening_sentences(summary, lines)):
+        if _fragment(line) or (n and _LEANS_RE.match(first)):
             continue
-        field, claim = _field(line)
+        field, claim = _field(line) if first == tx.first_sentence(line) else (False, "")
         if field and not claim:
             continue
-        first = fenced.strip(tx.first_sentence(claim or line)).strip() if line else ""
-        lead_in = first.endswith((":", "："))
-        # The summary is the note's opening, a story or not (a how-to's later lines told
-        # worse: "It ended up getting over 200 replies..."); a later line must say more.
-        if not first or ((n or lead_in) and tx.is_narration(first)):
+        first = _without_story(fenced.strip(tx.first_sentence(claim or first)).strip())
+        story = tx.is_narration(first) or (_FIRST_PERSON_RE.search(
+            tx.without_code_marks(first)) is not None and not tx.is_own_rule(first))
+        if not first or (story and first.endswith((":", "："))):
             continue
-        if lead_in:
+        if first.endswith((":", "：")):
             # A claim that introduces its code (`This recipe commits the file only if it
             # changed:`) is one; a bare pointer (`Here's how you can use it:`) is not.
             claim = _POINTING_RE.sub("", first).rstrip(" :：")
@@ -221,8 +308,13 @@ def _gist(summary: str, lines: Sequence[str]) -> str:
             if not claim or short or tx.leans_on_context(claim):
                 continue
             first = claim + ("。" if tx.is_cjk_text(claim) else ".")
-        return first if stands_alone(first) else ""
-    return text
+        if not stands_alone(first):
+            # A sentence that leans on what is around it ends the search: what follows it in
+            # the note leans on it in turn (`I noticed the following. The tool keeps ...`).
+            return ""
+        if not story:
+            return first
+    return ""
 
 
 def description(summary: str, lang: str, bucket: str = "", name: str = "",

@@ -1178,6 +1178,11 @@ _OWN_RULE_RE = re.compile(r"\b(?:must|never|always|rules?|polic(?:y|ies))\b|必�
                           r"一律|从不|总是|规则|规定", re.I)
 
 
+def is_own_rule(text: str) -> bool:
+    """Whether a sentence words itself as a rule (`I always pin the version`), whoever says it."""
+    return bool(_OWN_RULE_RE.search(_CODE_SPAN_RE.sub(" ", text)))
+
+
 def is_narration(text: str) -> bool:
     """Whether a sentence is the author's story rather than what the note teaches (see
     _NARRATION_LEAD): first person singular, or an aside in parentheses. A sentence that words

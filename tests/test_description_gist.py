@@ -1,0 +1,92 @@
+"""Issue 21: a node's description says what the note teaches, not the author's story."""
+from remelink.models.local import shapes
+
+
+def test_story_opening_gives_the_claim_that_follows():
+    summary = ("I was thinking about documentation SEO. Django uses rel=canonical on every "
+               "page of its older documentation.")
+    assert shapes.description(summary, "en", "wiki", "Promoting the stable docs") == \
+        "Django uses rel=canonical on every page of its older documentation."
+
+
+def test_story_only_falls_back_to_the_title():
+    summary = "For a friend's wedding I needed to run a Google Photos slideshow on some TVs."
+    assert shapes.description(summary, "en", "wiki", "Driving an external display") == \
+        "Driving an external display."
+
+
+def test_first_person_inside_the_sentence_is_story():
+    summary = ("When I deploy applications to Fly I build them as Docker containers. "
+               "Fly.io lets you deploy Docker containers as Firecracker VMs.")
+    assert shapes.description(summary, "en", "wiki", "Fly") == \
+        "Fly.io lets you deploy Docker containers as Firecracker VMs."
+
+
+def test_what_the_author_learned_is_the_claim():
+    summary = ("While exploring null bytes I learned that the hexdump command on macOS has a "
+               "confusing default output.")
+    assert shapes.description(summary, "en", "wiki", "hexdump") == \
+        "The hexdump command on macOS has a confusing default output."
+
+
+def test_lead_in_pointing_at_the_following_keeps_its_claim():
+    summary = ("Carelessly including the output of `json.dumps()` in an HTML page can lead to "
+               "an XSS hole, thanks to the following:")
+    assert shapes.description(summary, "en", "wiki", "Safely outputting JSON") == \
+        "Carelessly including the output of json.dumps() in an HTML page can lead to an XSS hole."
+
+
+def test_authors_aside_after_a_claim_is_dropped():
+    summary = ("Fly has a GraphQL API which is used by some of their own tools - I found it "
+               "while browsing around their code on GitHub.")
+    assert shapes.description(summary, "en", "wiki", "Fly GraphQL") == \
+        "Fly has a GraphQL API which is used by some of their own tools."
+
+
+def test_a_later_sentence_leaning_on_the_one_before_is_no_description():
+    summary = "I really like Playwright. It's pretty easy to install and run."
+    assert shapes.description(summary, "en", "wiki", "Writing Playwright tests") == \
+        "Writing Playwright tests."
+
+
+def test_the_authors_rule_stays():
+    summary = "I always pin the version of every dependency in production."
+    assert shapes.description(summary, "en", "wiki", "Pinning") == summary
+
+
+def test_chinese_story_opening_gives_the_claim():
+    summary = "我今天折腾了一下午 pgbouncer。连接池的 default_pool_size 要按数据库连接上限来定。"
+    assert shapes.description(summary, "zh", "wiki", "pgbouncer 连接池") == \
+        "连接池的 default_pool_size 要按数据库连接上限来定。"
+
+
+def test_chinese_story_only_falls_back_to_the_title():
+    summary = "上周我在家里试了一下这个工具。"
+    assert shapes.description(summary, "zh", "wiki", "试用 uv") == "试用 uv。"
+
+
+def test_a_pointer_at_a_how_to_is_the_how_to():
+    summary = ("Here's how to use SQLite's `VALUES` syntax with a CTE to create a temporary "
+               "table:")
+    assert shapes.description(summary, "en", "wiki", "Combining CTEs") == \
+        "How to use SQLite's VALUES syntax with a CTE to create a temporary table."
+    summary = "To calculate the size of a SQLite database file using SQL, run this:"
+    assert shapes.description(summary, "en", "wiki", "Size") == \
+        "How to calculate the size of a SQLite database file using SQL."
+
+
+def test_what_was_learned_must_stand_alone():
+    summary = "I learned a pattern for investigating these that works really well in practice."
+    assert shapes.description(summary, "en", "wiki", "Investigating slow queries") == \
+        "Investigating slow queries."
+
+
+def test_a_sentence_about_that_output_leans_on_the_note():
+    assert not shapes.stands_alone("Add > /tmp/github.html to write that output to a file.")
+    assert not shapes.stands_alone("The result is a jpegs/ directory with a file per photo.")
+
+
+def test_this_names_a_time_or_a_link_not_the_note_around_it():
+    assert shapes.stands_alone("Card captures are async since this morning, watch consumer lag.")
+    assert shapes.stands_alone("While exploring null bytes in this issue I learned a lot.")
+    assert not shapes.stands_alone("Drop a variant of this decorator onto your failing test.")
