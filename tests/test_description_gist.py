@@ -90,3 +90,11 @@ def test_this_names_a_time_or_a_link_not_the_note_around_it():
     assert shapes.stands_alone("Card captures are async since this morning, watch consumer lag.")
     assert shapes.stands_alone("While exploring null bytes in this issue I learned a lot.")
     assert not shapes.stands_alone("Drop a variant of this decorator onto your failing test.")
+
+
+def test_a_speakers_line_is_her_claim():
+    summary = "刘洋: month-start peak today, pgbouncer cl_waiting touched 300 around 08:00 UTC."
+    assert shapes.description(summary, "en", "wiki", "Month-start peak") == \
+        "Month-start peak, pgbouncer cl_waiting touched 300 around 08:00 UTC."
+    # A label of a document's field stays a label.
+    assert shapes.description("分享人：陈静，组内分享", "zh", "wiki", "HNSW 分享") == "HNSW 分享。"

@@ -142,6 +142,8 @@ def _field(line: str) -> tuple[bool, str]:
     if not m:
         return False, ""
     label, rest = m.group("label").strip(), m.group("rest").strip()
+    if tx.is_cjk_name(label) and len(rest.split()) >= 3:
+        return True, tx.capitalised(rest)  # a speaker (`刘洋: month-start peak, ...`): her claim
     if tx.is_cjk_text(label):
         return len(re.findall(f"[{tx.CJK}]", label)) <= 4 and not re.search(r"[A-Za-z]", label), ""
     if len(label.split()) > 3 or _FINITE.search(label):
