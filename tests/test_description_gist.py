@@ -98,3 +98,14 @@ def test_a_speakers_line_is_her_claim():
         "Month-start peak, pgbouncer cl_waiting touched 300 around 08:00 UTC."
     # A label of a document's field stays a label.
     assert shapes.description("分享人：陈静，组内分享", "zh", "wiki", "HNSW 分享") == "HNSW 分享。"
+
+
+def test_a_labelled_line_with_no_claim_read_keeps_what_it_says():
+    """A label whose clause no claim was read in (`提醒：...`, `Onboarding: ...`) still says
+    what the line states, label included (as before issue 21q); a short one stays a label."""
+    summary = ("Onboarding: Hana changed her mind on shadowing — new engineers now shadow "
+               "on-call for two weeks, not one.")
+    assert shapes.description(summary, "en", "wiki", "Shadowing") == summary
+    summary = "提醒：GPU 新规下周一生效，超过 4 张卡的任务要提前两个工作日申请。"
+    assert shapes.description(summary, "zh", "wiki", "GPU 新规") == summary
+    assert shapes.description("Status: accepted", "en", "wiki", "ADR-7") == "ADR-7."

@@ -316,7 +316,26 @@ def _gist(summary: str, lines: Sequence[str]) -> str:
             return ""
         if not story:
             return first
-    return ""
+    return _after_label(summary)
+
+
+def _after_label(summary: str) -> str:
+    """The labelled line's first sentence, label included, when no claim was read after its
+    label (`提醒：GPU 新规下周一生效，...`, `Non-goals: cross-account ordering, ...`) and
+    nothing in the opening states more: what the line says, as the descriptions before issue
+    21q kept it; nothing when what follows the label is short, a story or leans on the note."""
+    text = tx.clean_statement(summary)
+    m = _FIELD_RE.match(text)
+    if m is None or not _field(text)[0]:
+        return ""
+    rest = fenced.strip(tx.first_sentence(m.group("rest"))).strip()
+    short = len(re.findall(f"[{tx.CJK}]", rest)) < 8 if tx.is_cjk_text(rest) else \
+        len(rest.split()) < 4
+    if short or _fragment(rest) or rest.endswith((":", "：")) or \
+            _FIRST_PERSON_RE.search(tx.without_code_marks(rest)) or not stands_alone(rest):
+        return ""
+    # With its label: `Non-goals: cross-account ordering` is no claim of cross-account ordering.
+    return fenced.strip(tx.first_sentence(text)).strip()
 
 
 def description(summary: str, lang: str, bucket: str = "", name: str = "",
