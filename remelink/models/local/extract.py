@@ -148,10 +148,10 @@ def lead_ins(note: Note) -> dict[int, str]:
     return out
 
 
-def said_under(note: Note, cands: Sequence[Candidate]) -> None:
-    """A unit of one statement that is an item of a list said again (`lead_ins`) carries its
-    lead-in as an `under` point: compared with other notes' nodes as if it said so itself."""
-    leads = lead_ins(note)
+def said_under(note: Note, cands: Sequence[Candidate], leads: dict[int, str]) -> None:
+    """A unit of one statement that is an item of a list said again (`leads`, from
+    `lead_ins`) carries its lead-in as an `under` point: compared with other notes' nodes as if
+    it said so itself."""
     if not leads:
         return
     lines = note.body.splitlines()
@@ -165,7 +165,8 @@ def said_under(note: Note, cands: Sequence[Candidate]) -> None:
             c.points.append(pt.Point("under", 0, lead).format())
 
 
-def echo_lines(note: Note, cands: Sequence[Candidate], index: int) -> list[Candidate]:
+def echo_lines(note: Note, cands: Sequence[Candidate], index: int,
+               leads: dict[int, str] | None = None) -> list[Candidate]:
     """A unit of its own for each line of the note that changes a value or says a point
     again (in one of its sentences, or as an item of a list said again: `lead_ins`), where no
     unit of the note states just that line (a meeting's or review's line inside the document's
@@ -179,7 +180,7 @@ def echo_lines(note: Note, cands: Sequence[Candidate], index: int) -> list[Candi
     own = [tx.clean_statement(c.statement).casefold() for c in cands
            if c.kind not in ("procedure", "topic", "debug") and c.statement and
            len(c.points) <= 2]
-    leads = lead_ins(note)
+    leads = lead_ins(note) if leads is None else leads
     out: list[Candidate] = []
     fenced = False
     for n, raw in enumerate(note.body.splitlines()):
@@ -222,11 +223,12 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                 skipped[note.path] = reason
             continue
         cands, reason = structure.note_candidates(note, meta, index)
-        said_under(note, cands)
+        leads = lead_ins(note)
+        said_under(note, cands, leads)
         for c in cands:
             c.name = tx.note_case(c.name, note.body)
         candidates += cands
-        echoes += echo_lines(note, cands, index)
+        echoes += echo_lines(note, cands, index, leads)
         if not cands:
             skipped[note.path] = reason
     # Facts about people are grouped by topic across the whole batch (profile.py); other

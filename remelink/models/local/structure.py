@@ -232,7 +232,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                 found.intro = found.intro + 1 if section.level < 2 else INTRO + 1
             text = tx.clean_statement(raw)
             label = _label(text)
-            if label is None and k == "para" and _BARE_LABEL_RE.match(text):
+            if label is None and k == "para" and _bare_label(text):
                 part = ""  # a label of no kind known here (`Impact:`) ends the part before
             here = local
             if label:
@@ -312,9 +312,16 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
 
 
-_BARE_LABEL_RE = re.compile(r"^[^:：`\n]{2,30}[:：]$")
+def _bare_label(text: str) -> bool:
+    """A label line with nothing after it (`Checked:`)."""
+    m = _LABEL_LINE_RE.match(text)
+    return m is not None and not m.group("rest")
+
+
 # The parts of a debugging log a label heads, besides the statement it labels.
 _PARTS = ("symptom", "cause", "investigation", "fix", "outcome", "lesson")
+
+
 def _tells_a_failure(parts: list[sections.Section]) -> bool:
     """The note has a symptom, a cause or a lesson, as a heading or a labelled line: only
     then may it be a debugging log (debuglog.is_debug_log), whose `Fix` and `What I tried`

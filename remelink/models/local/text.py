@@ -305,18 +305,13 @@ def heading_kind(heading: str) -> str:
     low = heading.lower()
     if _TO_DO_RE.match(low):
         return "chatter"  # `To do`, not the `to do` of `How to do it`
-    for kind, pattern in _HEADING_RES:
-        if pattern.search(low):
+    for kind, cues in HEADING_KINDS:
+        if _cue_re(cues).search(low):
             return kind
     return "neutral"
 
 
 _TO_DO_RE = re.compile(r"\W*to do(?: list)?\W*$")
-_HEADING_RES = tuple(
-    (kind, re.compile("|".join(
-        [rf"(?<![a-z0-9_]){re.escape(c)}" for c in cues if c.isascii()] +
-        [re.escape(c) for c in cues if not c.isascii()])))
-    for kind, cues in HEADING_KINDS)
 
 
 def has_cue(text: str, cues: tuple[str, ...]) -> bool:
