@@ -99,7 +99,7 @@ def test_a_meeting_line_deep_in_a_chinese_policy_corrects_the_policy_node(
 def test_with_no_earlier_node_the_line_adds_no_node(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     with_lines = dream(tmp_path / "a", {"daily/2026-03-10/design-review.md": REVIEW})
-    monkeypatch.setattr(extract, "echo_lines", lambda note, cands, index: [])
+    monkeypatch.setattr(extract, "echo_lines", lambda note, cands, index, leads=None: [])
     without = dream(tmp_path / "b", {"daily/2026-03-10/design-review.md": REVIEW})
     assert with_lines == without
 
@@ -131,7 +131,7 @@ def test_a_line_that_changes_nothing_is_no_action_of_the_run(
                               structure.note_candidates(parse_text(
                                   "daily/2026-03-10/design-review.md", REVIEW), {}, 0)[0], 0)
     with_lines = run(tmp_path / "a")
-    monkeypatch.setattr(extract, "echo_lines", lambda note, cands, index: [])
+    monkeypatch.setattr(extract, "echo_lines", lambda note, cands, index, leads=None: [])
     assert with_lines == run(tmp_path / "b")
 
 
