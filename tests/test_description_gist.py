@@ -109,3 +109,31 @@ def test_a_labelled_line_with_no_claim_read_keeps_what_it_says():
     summary = "提醒：GPU 新规下周一生效，超过 4 张卡的任务要提前两个工作日申请。"
     assert shapes.description(summary, "zh", "wiki", "GPU 新规") == summary
     assert shapes.description("Status: accepted", "en", "wiki", "ADR-7") == "ADR-7."
+
+
+def test_a_story_opening_gives_the_first_sentence_further_down_about_the_topic():
+    """When the opening is only the author's story, the description is the first sentence of
+    the note's body that says how things are about the node's topic (a word of its title); the
+    lines before it that lean on the note, tell the story, take a step or name another topic
+    are passed over."""
+    summary = "I ran into a tricky problem while working on this issue."
+    lines = ["Running the above in `bash` caused a file called `*.db` to be created.",
+             "Check out the version of `bash` you have.",
+             "Docker images are built from a Dockerfile in the project root.",
+             "It turns out `bash` passes an unmatched wildcard through as a literal value.",
+             "The solution, for `bash`, is to set the `nullglob` shell option.",
+             "`zsh` returns an error instead."]
+    points = [f"text: {line}" for line in lines]
+    assert shapes.description(summary, "en", "wiki", "nullglob in bash", points) == \
+        "The solution, for bash, is to set the nullglob shell option."
+
+
+def test_a_body_with_no_sentence_about_the_topic_leaves_the_title():
+    summary = "For a friend's wedding I needed to run a slideshow on some TVs."
+    lines = ["Two laptop power supplies (battery only doesn't work)",
+             "Uses an HDMI adapter, so needs a spare port",
+             "Now the display will wake up on its own when the laptop opens.",
+             "Hitting the power button turned the display off again."]
+    points = [f"text: {line}" for line in lines]
+    assert shapes.description(summary, "en", "wiki", "Driving an external display", points) \
+        == "Driving an external display."

@@ -159,7 +159,7 @@ def _field(line: str) -> tuple[bool, str]:
 # via Mark on Twitter.`). A description is read alone, in a list of search hits. (A sentence
 # that opens with its demonstrative, `This recipe commits the file ...`, says what it is about.)
 _POINTS_AT_RE = re.compile(
-    r"\b(?:the following|as follows|that last|see (?:above|below)|"
+    r"\b(?:the following|as follows|that last|see (?:above|below)|the above|"
     r"(?:do|did|doing|try|tried|run|figure|figured)\s+(?:this|that)(?:\s+out)?)\b|"
     r"\s(?:this|that|these)\s+(?:snippet|trick|tip|recipe|line|lines|command|commands|"
     r"script|code|example|bit|test|tests|function|pattern|query|error|problem|bug|output|"
@@ -319,6 +319,86 @@ def _gist(summary: str, lines: Sequence[str]) -> str:
     return _after_label(summary)
 
 
+# A word of a title that names what the node is about (`nullglob`, `pip-tools`, `requirements`),
+# not a word any sentence may hold.
+_TITLE_WORD_RE = re.compile(r"[A-Za-z][\w.+-]*[A-Za-z0-9]|[A-Za-z]")
+_TITLE_STOP = tx.word_set(
+    "a an the and or of in on at to for with from by into onto using use via how what why when "
+    "is are be it its your you my our their this that these those one two some any all out up "
+    "do does get gets getting make makes making run running")
+
+
+def _topic_words(name: str) -> set[str]:
+    words = {w.lower().strip(".") for w in _TITLE_WORD_RE.findall(tx.without_code_marks(name))}
+    return {w for w in words if len(w) > 2 and w not in _TITLE_STOP}
+
+
+# How far down a note a description may look when its opening is only the author's story.
+# A sentence there that says how things are holds a finite verb in the present (`is`, `can`,
+# `provides`); a step (`Check out the tag`), a list line's fragment (`Two laptop power
+# supplies`) or the story of the past (`Hitting Ctrl+C quit the script`) holds none.
+_PRESENT_RE = re.compile(r"\b(?:is|are|isn't|aren't|has|have|hasn't|haven't|can|can't|cannot|"
+                         r"will|won't|does|doesn't|do|don't|must|should|may|means|provides|"
+                         r"returns|lets|allows|makes|creates|runs|works|uses|supports|defines|"
+                         r"sets|writes|reads|takes|gets|accepts|ensures|treats|handles|contains|"
+                         r"needs|fails|breaks|shows|adds|removes|starts|stops)\b", re.I)
+# A sentence whose first words lean on the one before it (`Or pipe ...`, `Note that it ...`,
+# `The next step ...`), or that has no subject (`Uses GeoDjango, so needs GDAL`, `Already has
+# a Dockerfile`: a list line about something named elsewhere).
+_BODY_LEAD_RE = re.compile(rf"^(?:{tx.NARRATION_LEAD}|or|one|another|note|the (?:next|other|"
+                           r"above|same|first|second|last))\b", re.I)
+_ADVERB_LEAD_RE = re.compile(r"^(?:(?:already|still|just|\w+ly)\s+)?", re.I)
+# A sentence pointing at its place in the note (`The key trick here is ...`, `The --install
+# line there ...`; an existential `there is` points nowhere), leaning on what came before it
+# (`You can also send ...`), or telling the author's party's story (`... gets us that`).
+_PLACED_RE = re.compile(r"\bhere\b|(?<=\w)\s+there\b(?!\s+(?:is|are|was|were)\b)|"
+                        r"\b(?:also|us|we|our)\b", re.I)
+
+
+def _says_how_things_are(sentence: str) -> bool:
+    """Whether a sentence from further down a note can stand for it (see _body_gist)."""
+    plain = tx.without_code_marks(sentence)
+    lead = _ADVERB_LEAD_RE.match(plain)
+    if _LEANS_RE.match(plain) or _BODY_LEAD_RE.match(plain) or _PLACED_RE.search(plain) or \
+            plain.split(" ", 1)[0].lower() in _VERBS or \
+            _PRESENT_RE.match(plain, lead.end() if lead else 0) or \
+            not _PRESENT_RE.search(tx.drop_parentheticals(plain)):
+        return False
+    return not (plain.count('"') % 2 or sentence.endswith((":", "：", "?")) or
+                len(plain.split()) < 5 or tx.is_narration(sentence) or
+                _FIRST_PERSON_RE.search(plain) or not stands_alone(sentence))
+
+
+def _body_gist(summary: str, lines: Sequence[str], name: str) -> str:
+    """When the opening states nothing but the author's story (`For apple-notes-to-sqlite I
+    needed to ...`), the first sentence further down the note that says how things are
+    (_says_how_things_are) about the node's topic, a word of its title: `The solution, for
+    bash, is to set the nullglob shell option.` A sentence leaning on what is around it, told by
+    the author, a step or a pointer at code is passed over, not an end of the search: the body
+    is the note's own account, read past its asides. English only: Chinese notes state their
+    point in their opening."""
+    topic = _topic_words(name)
+    if not topic or tx.is_cjk_text(name):
+        return ""
+    said = {s for s, _ in _opening_sentences(summary, ())}
+    for line in lines:
+        text = tx.clean_statement(line).removeprefix("- ")
+        if not text or text.startswith(("#", ">", "|", "```", "~~~", "    ")) or \
+                _fragment(text) or _field(text)[0]:
+            continue
+        rest = text
+        for _ in range(_OPENING_SENTENCES):
+            first = tx.first_sentence(rest)
+            rest = rest[len(first):].strip()
+            words = {w.lower().strip(".") for w in
+                     _TITLE_WORD_RE.findall(tx.without_code_marks(first))}
+            if first not in said and topic & words and _says_how_things_are(first):
+                return first
+            if not rest:
+                break
+    return ""
+
+
 def _after_label(summary: str) -> str:
     """The labelled line's first sentence, label included, when no claim was read after its
     label (`提醒：GPU 新规下周一生效，...`, `Non-goals: cross-account ordering, ...`) and
@@ -353,7 +433,8 @@ def description(summary: str, lang: str, bucket: str = "", name: str = "",
         debug = any(p.role in ("symptom", "cause", "lesson") for p in parsed)
         cause = next((p.text for p in parsed if p.role == "cause"), "")
         return procedure_description(name, steps, lang, debug=debug, cause=cause)
-    text = _gist(summary, [p.text for p in parsed if p.role == "text"])
+    lines = [p.text for p in parsed if p.role == "text"]
+    text = _gist(summary, lines) or _body_gist(summary, lines, name)
     if not text and name:  # nothing the note says stands alone: what the node is about
         text = tx.without_code_marks(name).rstrip(".。") + ("。" if lang == "zh" else ".")
     first = tx.without_code_marks(tx.first_sentence(text)) if text else ""

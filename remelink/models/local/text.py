@@ -1159,12 +1159,12 @@ def lower_first(text: str) -> str:
 # story to the note. Narration is a sentence told in the first person singular, after any
 # connective, or a whole sentence in parentheses. `We` is not narration: a team's "we agreed"
 # is a decision.
-_NARRATION_LEAD = (r"(?:so|then|and|but|first|finally|now|eventually|next|initially|today|"
+NARRATION_LEAD = (r"(?:so|then|and|but|first|finally|now|eventually|next|initially|today|"
                    r"later|after that|at first|in the end|this time|once again|again|ok|okay|"
                    r"anyway|sadly|luckily|thankfully|unfortunately|fortunately|apparently|"
                    r"here's how|here is how|this is how|that's how|that is how)")
 _NARRATION_EN_RE = re.compile(
-    rf"^(?:{_NARRATION_LEAD}\b[,\s-]*)*(?:I(?:'m|'ve|'d|'ll|’m|’ve|’d|’ll)?|my|me)\b(?!\.)", re.I)
+    rf"^(?:{NARRATION_LEAD}\b[,\s-]*)*(?:I(?:'m|'ve|'d|'ll|’m|’ve|’d|’ll)?|my|me)\b(?!\.)", re.I)
 # Chinese puts a topic first (`这个问题我折腾了一下午`): the speaker is `我` in the first clause.
 _NARRATION_ZH_RE = re.compile(r"^[^，,；;：:。]{0,12}?(?:我(?![们司方])|本人)")
 _ASIDE_RE = re.compile(r"^[(（][^()（）]*[)）][.。!?！？]?$")
@@ -1180,7 +1180,7 @@ def is_own_rule(text: str) -> bool:
 
 def is_narration(text: str) -> bool:
     """Whether a sentence is the author's story rather than what the note teaches (see
-    _NARRATION_LEAD): first person singular, or an aside in parentheses. A sentence that words
+    NARRATION_LEAD): first person singular, or an aside in parentheses. A sentence that words
     itself as a rule (`I always pin the version`) is kept as a rule, never narration."""
     plain = fenced.strip(clean_statement(text)).strip().lstrip("-*+ ").strip()
     if not plain or _OWN_RULE_RE.search(_CODE_SPAN_RE.sub(" ", plain)):
