@@ -274,3 +274,33 @@ def test_a_decision_lead_in_is_no_part_of_a_title(statement: str, title: str) ->
     """"From now on" says when a rule starts, not what it is about: the title was "From now on
     a new ranker" (a held-out realistic node, read at the end of a stop)."""
     assert tx.title_from(statement) == title
+
+
+@pytest.mark.parametrize(("body", "kept", "dropped"), [
+    # The short form of a name the node writes in full is that name.
+    ("SQL functions in Google Sheets. Google Sheets lets you define named functions that use "
+     "existing Sheets functions.", ["Google Sheets"], ["Sheets"]),
+    # A common capital heading a name inside a sentence is part of it.
+    ("The talk is now hosted by the Internet Archive, thanks to PyVideo.", ["Internet Archive"],
+     ["Archive"]),
+    # ... but a head that opens a sentence, or is a name of its own, is not.
+    ("Running Python scripts is easy; we use Python daily.", ["Python"], ["Running Python"]),
+    ("We use Fly for hosting. The Fly PostgreSQL cluster and PostgreSQL itself are fine.",
+     ["Fly", "PostgreSQL"], []),
+    # A quotation is somebody else's text: what it names is not what the node is about.
+    ("Dolly answered:\n\n> Apollo 11 first landed humans on the Moon.\n\nDolly runs on "
+     "Paperspace.", ["Paperspace"], ["Moon", "Apollo"]),
+    # A class the node only ever calls is code.
+    ("Turning on autoescaping with Template() in Jinja works.", ["Jinja"], ["Template"]),
+])
+def test_a_tag_is_a_whole_name_of_the_nodes_own_words(body: str, kept: list[str],
+                                                      dropped: list[str]) -> None:
+    found = tags.entity_tags(f"---\nname: Node\ndescription: x\n---\n{body}\n", [], 4)
+    assert all(k in found for k in kept) and not set(dropped) & set(found), found
+
+
+def test_a_correction_block_is_the_nodes_own_words() -> None:
+    node = ("---\nname: Retention\ndescription: x\n---\nRetention is 7 days.\n\n> Corrected on "
+            "2026-03-02: retention goes to 14 days, Dana OK'd it; the earlier claim was "
+            "\u201cRetention is 7 days\u201d, per [[daily/x.md]].\n")
+    assert "Dana" in tags.entity_tags(node, [], 3)

@@ -129,6 +129,11 @@ def _prose(text: str) -> str:
     prose = "\n".join([*fields.values(), body])
     # Fenced code is code, whatever it capitalises (`AssertionError`, `Match`).
     prose = _FENCE_RE.sub(" ", prose)
+    # A quotation block is somebody else's text (a model's answer, a page quoted): what it
+    # names (`... landed humans on the Moon`) is not what the node is about. A correction's
+    # block (`> Corrected on ...`, `> 2026-03-10 更正：...`) is the node's own.
+    prose = re.sub(r"^[ \t]*>(?![ \t]*(?:Corrected on\b|\d{4}-\d{2}-\d{2} 更正)).*$", " ", prose,
+                   flags=re.M)
     # A link names another node or page: its title says nothing about who or what this node
     # is about (`[Byte order](https://en.wikipedia.org/...)`); a name the node also writes
     # outside the link is still found there.
@@ -201,6 +206,9 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
     code = " ".join([*re.findall(r"`([^`\n]+)`", body),
                      *(b.group(3) for b in _FENCE_RE.finditer(body))])
     in_code = {w for w in re.findall(r"[A-Za-z]\w*", code) if re.search(r"[a-z][A-Z]", w)}
+    # ... and so is a capitalised word the node only ever calls (`Template()`): a class.
+    in_code |= {w for w in re.findall(r"(?<![\w.])([A-Z][A-Za-z]+)\(\)", text)
+                if not re.search(rf"(?<![\w.]){w}(?![\w(])", prose)}
     lower = Counter(re.findall(r"(?<![\w'’-])[a-z][a-z]+(?![\w'’-])", prose))
     quoted = [m.span(1) for m in _QUOTED_RE.finditer(prose) if len(m.group(1).split()) <= 5]
     quoted += [m.span() for m in _TITLE_RUN_RE.finditer(prose) if _title_cased(m.group(0))]
@@ -211,7 +219,12 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         name = re.sub(r"\s+", " ", m.group(1)).strip()
         words = name.split(" ")
         head = len(words)
-        while words and words[0] in _NOT_NAMES:
+        # A common capital heading a run drops off (`Why Kafka`, `Check Grafana`); inside a
+        # sentence a run that ends on a name is that name whole (`the Internet Archive`), only
+        # its function words dropping (`... and The Stack`).
+        whole = len(words) > 1 and words[-1] not in _NOT_NAMES and \
+            not _starts_sentence(prose, m.start())
+        while words and (words[0] in tx._COMMON_CAPS if whole else words[0] in _NOT_NAMES):
             words = words[1:]
         if not words:
             continue
@@ -275,6 +288,24 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
         if full is not None:
             del found[name]
             found[full] = (found.get(full, (0, False))[0] + count, True)
+    # "Google Sheets ... existing Sheets functions": the short form of a name the node writes in
+    # full, at least as often, inside a sentence, is that name (not `Running Python`, nor `Fly
+    # PostgreSQL` beside `Fly`, nor `another Python` beside Python said alone,
+    # nor `Writing Fly logs`).
+    for name, (count, person) in list(found.items()):
+        if person or " " in name:
+            continue
+        runs = [m for m in re.finditer(rf"(?<![\w'’.-])([A-Z][\w.-]*) {re.escape(name)}"
+                                       rf"(?![\w'’-])", prose)
+                if m.group(1) not in _NOT_NAMES and m.group(1) != name and
+                not m.group(1).endswith("ing") and
+                m.group(1) not in found]
+        heads = {m.group(1) for m in runs}
+        if len(heads) == 1 and len(runs) >= count and \
+                any(not _starts_sentence(prose, m.start()) for m in runs):
+            full = f"{heads.pop()} {name}"
+            del found[name]
+            found[full] = (found.get(full, (0, False))[0] + count, False)
     for m in _CJK_NAME_RE.finditer(prose):
         name = m.group(1)
         if not tx.is_cjk_name(name):
