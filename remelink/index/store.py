@@ -43,7 +43,7 @@ PASSAGES_LOCK = f"{MARKER_DIR}/passages.lock"
 KEPT_WAIT = 2.0  # seconds a rebuild waits for a kept index's lock before leaving it behind
 FORMAT_FILE = "remelink-format.json"
 # Bump when the schema, the analyzer or the section weights change: old indexes are rebuilt.
-FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name"
+FORMAT = "remelink-node-index/1 analyzer/1 weights/3,2,2,1 name weblinks"
 DEFAULT_WAIT = 10.0  # seconds a writer waits for the index lock before VaultBusy
 # Processes of a full build (0: two when this process may use two cores; see index/build.py).
 BUILD_PROCS = 0

@@ -48,7 +48,7 @@ FOLDERS = ("daily", "resource", "digest")
 MAX_QUERY_TERMS = 32
 POSTINGS_BUDGET = 6000
 FETCH = 8  # passages fetched per wanted hit before collapsing to one per note
-FORMAT = "remelink-passage-index/2 analyzer/1 weights/2,1,2,1 window/700"
+FORMAT = "remelink-passage-index/2 analyzer/1 weights/2,1,2,1 window/700 weblinks"
 
 
 class PassageStore(IndexStore):

@@ -35,6 +35,7 @@ from remelink.models.local import (
     revise,
     shapes,
     tags,
+    weblinks,
     write,
 )
 from remelink.models.local import points as pts
@@ -255,8 +256,9 @@ class LocalModel:
         name = tx.unlinked(str(unit.get("name", "")).strip())
         summary = tx.unlinked(str(unit.get("summary", "")).strip())
         # The lead-in a line is said under is no point of what it says (`cued` below).
+        # (Nor is a link of the notes: weblinks puts it back on its words in what is written.)
         points = [tx.unlinked(str(p)) for p in unit.get("points") or []
-                  if pts.parse(str(p)).role != "under"]
+                  if pts.parse(str(p)).role not in ("under", "link")]
         bucket = str(unit.get("bucket", "wiki"))
         paths = [str(p) for p in unit.get("paths") or []]
         linked = relate.linked_entries(unit.get("linked_notes"))
@@ -493,6 +495,8 @@ class LocalModel:
                           hits: list[HitInfo], notes: dict[str, Note], missing: set[str],
                           own: str, messages: Sequence[Message], digest: str) -> AssistantTurn:
         compared: list[tuple[str, decide.Comparison]] = []
+        # The notes' own markdown links, put back on their words in what is written (SPEC §4).
+        web = weblinks.of_points([str(p) for p in unit.get("points") or []])
         linked_paths = [n.path for n in relate.linked_entries(unit.get("linked_notes"))
                         if n.direction == "out"]
         # A runbook, a document's topic, a unit of many points: never one statement said again.
@@ -587,7 +591,7 @@ class LocalModel:
                        and not (r[0] in notes and f"[[{target}" in notes[r[0]].body)]
             classes[target] = "same_abstraction"
             return self._update(target, note, comp, name, summary, points, bucket, lang,
-                                related, sources, today, classes)
+                                related, sources, today, classes, web)
         choices = self._create_candidates(self.settings.folders.digest, bucket, name, summary)
         free = next(((p, t) for p, t in choices if p in missing), None)
         if free is None:
@@ -609,7 +613,8 @@ class LocalModel:
             role = "fact"  # a Sources sentence calls nothing a rule the note does not state as one
         roles = [(sources[0], role)] + \
             [(s, "corroborate") for s in sources[1:]]
-        body = write.node_body(bucket, name, summary, points, lang, related, roles)
+        body = weblinks.relink(write.node_body(bucket, name, summary, points, lang, related,
+                                               roles), web)
         description = _description(summary, lang, bucket, name, points)
         metadata = {"kind": _kind(bucket, kind)}
         return AssistantTurn(
@@ -621,7 +626,8 @@ class LocalModel:
     def _update(self, target: str, note: Note, comp: decide.Comparison, name: str, summary: str,
                 points: list[str], bucket: str, lang: str, related: list[tuple[str, str]],
                 sources: list[write.SourceInfo], today: str,
-                classes: dict[str, str]) -> AssistantTurn:
+                classes: dict[str, str], web: Sequence[tuple[str, str]] = ()
+                ) -> AssistantTurn:
         body = note.body.replace("\r\n", "\n")
         cited = {s.path for s in sources if f"[[{s.path}" in body}
         new_sources = [s for s in sources if s.path not in cited]
@@ -720,7 +726,7 @@ class LocalModel:
                 new_body, write.related_sentence(related, lang, own_bucket))
         new_body = write.add_sources(new_body,
                                      [write.source_sentence(s, r, lang) for s, r in roles])
-        new_body = fenced.unfold(new_body)
+        new_body = fenced.unfold(weblinks.relink(new_body, web, kept=body))
         if new_body == body:  # the node already says it, from these very sources
             unchanged = "节点已记录这一点及其来源：无需改动。" if lang == "zh" else \
                 "The node already records this, from these sources: nothing to add."

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from remelink.models.local import decide, profile, structure, transcript, when
+from remelink.models.local import decide, profile, structure, transcript, weblinks, when
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
@@ -241,6 +241,9 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                                   "tells about themselves is specific enough to keep")
     # A note's echoes merge with nothing: each is compared with the nodes on its own.
     units = sorted(merge(candidates, same) + people + echoes, key=lambda c: c.order)
+    by_path = {note.path: note for note, _ in notes}
+    web = {path: weblinks.in_note(note.body) for path, note in by_path.items()
+           if "](" in note.body}
     out: list[dict[str, object]] = []
     for c in units:
         summary = c.statement
@@ -248,6 +251,9 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
             steps = [p for p in pt.parse_all(c.points) if p.role == "step"]
             lead = c.statement if c.statement and c.statement != c.name else ""
             summary = lead or (f"{c.name}: {steps[0].text}" if steps else c.name)
+        words = " ".join([summary, *c.points])
+        kept = [p for k, path in enumerate(c.paths)
+                for p in weblinks.points(web.get(path, ()), words, k)]
         out.append({"name": c.name, "bucket": c.bucket, "summary": summary,
-                    "paths": list(c.paths), "points": list(c.points), "kind": c.kind})
+                    "paths": list(c.paths), "points": [*c.points, *kept], "kind": c.kind})
     return out, skipped

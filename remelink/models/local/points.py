@@ -8,7 +8,9 @@ into the node; `said` is provenance only (who said it, on which day, in which tu
 Joanna; 2022-01-23; D2:3, D2:5`) and never appears as prose; so is `again` (a later note's
 words that say the unit's point again, `again@2: Dana repeated: status goes in ...`: its
 Sources sentence quotes them, the body does not repeat them), and `under` (the lead-in of the
-list a line is in, when it says the list is said again: `under: Agreed / reminders`). Points
+list a line is in, when it says the list is said again: `under: Agreed / reminders`), and
+`link` (a markdown link of the note whose words the unit says, `link: the README<TAB>[the
+README](https://...)`: weblinks.py puts it back on those words in the written prose). Points
 without a known role are plain statements (an LLM's points).
 """
 
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 PROSE_ROLES = ("step", "failure", "why", "point", "input", "symptom", "cause", "outcome",
                "lesson", "context", "apply", "followup", "check", "text")
-META_ROLES = ("said", "again", "under")
+META_ROLES = ("said", "again", "under", "link")
 _POINT_RE = re.compile(r"^([a-z]+)(?:@(\d+))?: (.*)$", re.S)
 
 

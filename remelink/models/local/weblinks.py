@@ -1,0 +1,86 @@
+"""A note's markdown links, put back into the prose the local engine writes from it.
+
+SPEC §4: URLs reach a node byte for byte, as markdown. The engine reads a note's lines as
+statements (tx.clean_statement), which shows a link `[the pip-tools README](https://...)` as
+its words, `the pip-tools README`: every comparison, title and description reads the words,
+never a URL. So the unit carries its notes' links beside its points (`link@K: words<TAB>url`,
+a meta point: never prose, never compared), and the written prose gets each one back where
+its words stand, once, when they stand there once: a link whose words occur twice in the new
+prose, or that two URLs share, is left as words rather than put on the wrong ones. Code,
+wikilinks and links already written are never touched; nor is the Sources section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from remelink.models.local import fenced
+from remelink.models.local import points as pt
+from remelink.models.local import text as tx
+
+# `[words](url)` and `![alt](url)`; the URL may hold one level of brackets (Wikipedia's
+# `Foo_(bar)`), never a space. Linear: no part holds the bracket that closes it.
+_LINK_RE = re.compile(r"(!?)\[([^\[\]\n]{1,300})\]\(((?:[^()\s]|\([^()\s]*\)){1,2000})\)")
+_SOURCES_RE = re.compile(r"^##[ \t]+(?:sources|来源)\b", re.I | re.M)
+# What prose already holds that a link's words must not be found inside: code (spans, fences),
+# wikilinks, markdown links.
+_TAKEN_RE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|!?\[\[[^\]\n]*\]\]|"
+                       r"!?\[[^\[\]\n]*\]\([^)\s]*\)", re.S)
+
+
+def in_note(text: str) -> list[tuple[str, str]]:
+    """The links of a note's prose as (words as a statement shows them, the link as written),
+    outside code. Words shared by two different URLs are left out: nothing says which."""
+    found: dict[str, set[str]] = {}
+    prose = tx.around_code(text, lambda p: p, lambda code: " " * len(code))
+    for m in _LINK_RE.finditer(prose):
+        words = tx.clean_statement(m.group(2)).strip()
+        if words and "\t" not in m.group(0):
+            found.setdefault(words, set()).add(m.group(0))
+    return [(words, next(iter(links))) for words, links in found.items() if len(links) == 1]
+
+
+def points(links: Iterable[tuple[str, str]], said: str, source: int) -> list[str]:
+    """Meta points for the links whose words a unit says (`said`: its summary and points)."""
+    return [pt.Point("link", source, f"{words}\t{link}").format()
+            for words, link in links if words in said]
+
+
+def of_points(raws: Sequence[str]) -> list[tuple[str, str]]:
+    out = []
+    for raw in raws:
+        p = pt.parse(raw)
+        if p.role == "link" and "\t" in p.text:
+            words, link = p.text.split("\t", 1)
+            out.append((words, link))
+    return out
+
+
+def _masked(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", "\0", m.group(0))
+
+
+def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> str:
+    """`prose` (new text for a node, Sources section included or not) with each link put back
+    on its words where they stand once, outside code, wikilinks, links, Sources and the
+    engine's own sentences; never on a line that `kept` (the node as it was) already holds: a
+    node's old lines stay as written."""
+    if not links:
+        return prose
+    cut = _SOURCES_RE.search(prose)
+    head, tail = (prose[:cut.start()], prose[cut.start():]) if cut else (prose, "")
+    old = set(kept.splitlines())
+    for words, link in links:
+        free = fenced.TOKEN_RE.sub(_masked, _TAKEN_RE.sub(_masked, head))
+        # A line with a wikilink is the engine's own (a related node's sentence): the unit's
+        # words come without wikilinks (tx.unlinked).
+        free = "\n".join("\0" * len(line) if shown in old or "[[" in shown else line
+                         for line, shown in zip(free.split("\n"), head.split("\n"), strict=True))
+        # An image shown by its alt text keeps its mark: `!alt` is the image.
+        shown = ("!" + words) if link.startswith("!") else words
+        hits = list(re.finditer(rf"(?<![\w\[!]){re.escape(shown)}(?![\w\]])", free))
+        if len(hits) == 1:
+            m = hits[0]
+            head = head[:m.start()] + link + head[m.end():]
+    return head + tail

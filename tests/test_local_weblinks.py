@@ -1,0 +1,68 @@
+"""SPEC §4: a note's markdown links reach its node as markdown (issue 21: URLs kept)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from dream_support import run
+
+from remelink.index.nodes import searchable_body
+from remelink.models.local import weblinks
+
+NOTE = ("# Freezing requirements\n\nThe [pip-tools README](https://github.com/jazzband/pip-tools)"
+        " is really good.\n\nSee [here](https://a.example/1) and [here](https://b.example/2).\n\n"
+        "`[not a link](https://code.example)` stays code.\n\n"
+        "![A diagram](https://img.example/d.png)\n")
+
+
+def test_links_of_a_note_are_read_outside_code_and_never_ambiguous() -> None:
+    found = dict(weblinks.in_note(NOTE))
+    assert found["pip-tools README"] == "[pip-tools README](https://github.com/jazzband/pip-tools)"
+    assert found["A diagram"] == "![A diagram](https://img.example/d.png)"
+    assert "here" not in found  # two URLs share the words: nothing says which
+    assert "not a link" not in found
+
+
+def test_relink_puts_a_link_back_on_words_that_stand_once() -> None:
+    links = [("pip-tools README", "[pip-tools README](https://github.com/jazzband/pip-tools)"),
+             ("requirements", "[requirements](https://x.example/r)"),
+             ("A diagram", "![A diagram](https://img.example/d.png)")]
+    prose = ("The pip-tools README is really good.\n\n`pip-tools README` in code.\n\n"
+             "requirements twice: requirements.\n\n!A diagram\n\n"
+             "[[digest/wiki/x.md|X]] also names pip-tools README.\n\n## Sources\n\n"
+             "pip-tools README per [[resource/a.md]].\n")
+    out = weblinks.relink(prose, links)
+    assert out.startswith("The [pip-tools README](https://github.com/jazzband/pip-tools) is")
+    assert "`pip-tools README` in code." in out
+    assert "requirements twice: requirements." in out  # twice: left as words
+    assert "\n![A diagram](https://img.example/d.png)\n" in out
+    assert "X]] also names pip-tools README." in out  # the engine's own sentence
+    assert out.endswith("pip-tools README per [[resource/a.md]].\n")  # Sources untouched
+
+
+def test_relink_never_touches_a_line_the_node_already_had() -> None:
+    old = "The pip-tools README is good.\n"
+    new = old + "\nThe pip-tools README was updated.\n"
+    links = [("pip-tools README", "[pip-tools README](https://p.example)")]
+    assert weblinks.relink(new, links, kept=old) == \
+        old + "\nThe [pip-tools README](https://p.example) was updated.\n"
+    twice = old + "\nThe pip-tools README and the pip-tools README.\n"
+    assert weblinks.relink(twice, links, kept=old) == twice
+
+
+def test_a_url_is_not_searchable_prose() -> None:
+    assert searchable_body("The [README](https://github.com/x/y) and ![map](m.png).") == \
+        "The README and map."
+
+
+def test_a_dream_run_keeps_the_notes_links(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "resource" / "2026-01-02").mkdir(parents=True)
+    (vault / "resource" / "2026-01-02" / "pip-tools.md").write_text(
+        "# Freezing requirements with pip-tools\n\n"
+        "The [pip-tools README](https://github.com/jazzband/pip-tools) explains "
+        "`pip-compile`: it reads `requirements.in` and writes pinned versions to "
+        "`requirements.txt`.\n", encoding="utf-8")
+    run(vault)
+    nodes = list((vault / "digest").rglob("*.md"))
+    text = "".join(p.read_text(encoding="utf-8") for p in nodes)
+    assert "[pip-tools README](https://github.com/jazzband/pip-tools)" in text, text
