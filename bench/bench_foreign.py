@@ -12,6 +12,8 @@ Read from the digest it leaves:
 - code kept: each note's code (its inline spans, and each fenced block's first line and its
   prompt lines `$ ...`) found in a node citing the note, as text and inside code (an inline
   span or a fenced block of the node);
+- links kept: each markdown link of a note (outside code) written as the same link in a node
+  citing the note, of the links whose words such a node holds;
 - notes with a verdict (a unit cites them, or "nothing worth keeping" with a reason);
 - titles that are labels: a node name (or description) that is one of the note's headings or a
   line label (`Rule of thumb:`), a person's name alone, or a single common word;
@@ -89,6 +91,9 @@ class Figures:
     code_items: int = 0
     code_text: int = 0
     code_code: int = 0
+    link_items: int = 0  # markdown links of the notes (outside code)
+    link_words: int = 0  # ... whose words are in a node citing the note
+    link_kept: int = 0   # ... written there as the same link
     prose: list[int] = field(default_factory=list)  # prose words of each node
     cited_notes: int = 0  # notes cited by a node
     labels: list[str] = field(default_factory=list)
@@ -141,6 +146,26 @@ def note_code(text: str) -> list[str]:
             if seg.strip():
                 items.append(seg.strip())
     return items
+
+
+_WEB_LINK = re.compile(r"!?\[([^\[\]\n]{1,300})\]\((?:[^()\s]|\([^()\s]*\)){1,2000}\)")
+
+
+def note_links(text: str) -> list[tuple[str, str]]:
+    """(words, link as written) of each markdown link or image outside code."""
+    out: list[tuple[str, str]] = []
+    fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        for seg in code_segments(line):
+            line = line.replace(f"`{seg}`", " ")
+        out += [(m.group(1).replace("**", "").strip(), m.group(0))
+                for m in _WEB_LINK.finditer(line)]
+    return out
 
 
 def _squash(text: str) -> str:
@@ -255,6 +280,10 @@ def read_figures(fig: Figures, vault: Path, notes: dict[str, str],
             fig.code_items += 1
             fig.code_text += any(want in b for b in bodies)
             fig.code_code += any(want in c for c in codes)
+        for words, link in note_links(text):
+            fig.link_items += 1
+            fig.link_words += any(_squash(words) in b for b in bodies)
+            fig.link_kept += any(_squash(link) in b for b in bodies)
         for node in citing:
             for what, title in (("name", node.name), ("description", node.description)):
                 if what == "description" and not title:
@@ -339,6 +368,9 @@ def report(fig: Figures, verbose: bool) -> str:
         f"  notes with a verdict: {fig.judged}/{fig.notes}",
         f"  code kept: {fig.code_items} items, as text {fig.code_text / items:.1%}, "
         f"as code {fig.code_code / items:.1%}",
+        f"  links kept: {fig.link_items} in the notes, words in a node {fig.link_words}, "
+        f"as the same link {fig.link_kept} ({fig.link_kept / max(1, fig.link_words):.1%} "
+        f"of those)",
         f"  label titles/descriptions: {len(fig.labels)}; cut: {len(fig.cut)}",
     ]
     if fig.prose:
@@ -408,8 +440,9 @@ def write(n: int) -> None:
         return usage.ru_utime + usage.ru_stime
 
     rows = ["| vault (held out) | notes | with a verdict | nodes | nodes per note | code kept as "
-            "text / as code | label titles | cut titles | s per note (CPU s per note) |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "text / as code | links kept (of those whose words are kept) | label titles | "
+            "cut titles | s per note (CPU s per note) |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     extras = []
     for name in ("til", "realvault"):
         before = cpu()
@@ -421,7 +454,9 @@ def write(n: int) -> None:
         rows.append(
             f"| {fig.vault} {fig.side} | {fig.notes} | {fig.judged}/{fig.notes} | {fig.nodes} "
             f"| {fig.nodes / max(1, fig.notes):.2f} | {fig.code_text / items:.1%} / "
-            f"{fig.code_code / items:.1%} (of {fig.code_items}) | {len(fig.labels)} "
+            f"{fig.code_code / items:.1%} (of {fig.code_items}) | "
+            f"{fig.link_kept / max(1, fig.link_words):.1%} ({fig.link_kept} of "
+            f"{fig.link_words}; {fig.link_items} in the notes) | {len(fig.labels)} "
             f"| {len(fig.cut)} | {fig.seconds / max(1, fig.notes):.2f} "
             f"({spent / max(1, fig.notes):.2f}) |")
         extras += [f"- {fig.vault}: {k}: {v}" for k, v in fig.extra.items() if v]
@@ -432,7 +467,9 @@ project, **held-out data only** (`bench/splits.py`): a fixed sample (seed {SEED}
 til-simonw notes whose SHA-1 path digit is 8-f (real how-to notes by one engineer), and the
 realistic vault `bench/realvault/heldout` (with its answer key). *Code kept*: each note's code
 (inline spans, each fenced block's first line and its `$` prompt lines) found in a node citing
-the note, as text and inside code. *Label titles*: a node name that is one of the note's
+the note, as text and inside code. *Links kept*: each markdown link of a note (outside code)
+written as the same link in a node citing the note, of the links whose words such a node
+holds. *Label titles*: a node name that is one of the note's
 headings or line labels, a name alone or one common word. *Cut titles*: a name that ends on a
 function word or leaves a bracket open. *s per note*: wall time of the run over notes (the load
 average below says how shared the machine was); the CPU time does not depend on the load.

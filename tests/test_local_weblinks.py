@@ -46,7 +46,17 @@ def test_relink_never_touches_a_line_the_node_already_had() -> None:
     assert weblinks.relink(new, links, kept=old) == \
         old + "\nThe [pip-tools README](https://p.example) was updated.\n"
     twice = old + "\nThe pip-tools README and the pip-tools README.\n"
-    assert weblinks.relink(twice, links, kept=old) == twice
+    assert weblinks.relink(twice, links, kept=old) == \
+        old + "\nThe [pip-tools README](https://p.example) and the pip-tools README.\n"
+
+
+def test_a_name_said_twice_is_linked_where_first_said_a_common_word_never() -> None:
+    links = [("Cloudflare", "[Cloudflare](https://cloudflare.com)"),
+             ("just", "[just](https://github.com/casey/just)")]
+    prose = "Cloudflare runs it; just use Cloudflare.\n\nI run just with just a Justfile.\n"
+    assert weblinks.relink(prose, links) == ("[Cloudflare](https://cloudflare.com) runs it; "
+                                             "just use Cloudflare.\n\nI run just with just a "
+                                             "Justfile.\n")
 
 
 def test_a_url_is_not_searchable_prose() -> None:
@@ -66,3 +76,10 @@ def test_a_dream_run_keeps_the_notes_links(tmp_path: Path) -> None:
     nodes = list((vault / "digest").rglob("*.md"))
     text = "".join(p.read_text(encoding="utf-8") for p in nodes)
     assert "[pip-tools README](https://github.com/jazzband/pip-tools)" in text, text
+
+
+def test_two_links_on_one_line_are_both_put_back() -> None:
+    links = [("substr()", "[substr()](https://sqlite.org/substr)"),
+             ("instr()", "[instr()](https://sqlite.org/instr)")]
+    assert weblinks.relink("Use substr() with instr() here.\n", links) == \
+        "Use [substr()](https://sqlite.org/substr) with [instr()](https://sqlite.org/instr) here.\n"

@@ -5,8 +5,8 @@ statements (tx.clean_statement), which shows a link `[the pip-tools README](http
 its words, `the pip-tools README`: every comparison, title and description reads the words,
 never a URL. So the unit carries its notes' links beside its points (`link@K: words<TAB>url`,
 a meta point: never prose, never compared), and the written prose gets each one back where
-its words stand, once, when they stand there once: a link whose words occur twice in the new
-prose, or that two URLs share, is left as words rather than put on the wrong ones. Code,
+its words first stand (a common word only where it stands once; words two URLs share never):
+a link is left as words rather than put on the wrong ones. Code,
 wikilinks and links already written are never touched; nor is the Sources section.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from remelink.models.local import fenced
+from remelink.models.local import fenced, write
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 
@@ -57,30 +57,42 @@ def of_points(raws: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _names_something(words: str) -> bool:
+    """More than a common word: several words, a capital, a digit or an identifier's mark."""
+    return " " in words or bool(re.search(r"[A-Z0-9._/-]", words)) or tx.is_cjk_text(words)
+
+
 def _masked(m: re.Match[str]) -> str:
     return re.sub(r"[^\n]", "\0", m.group(0))
 
 
 def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> str:
     """`prose` (new text for a node, Sources section included or not) with each link put back
-    on its words where they stand once, outside code, wikilinks, links, Sources and the
-    engine's own sentences; never on a line that `kept` (the node as it was) already holds: a
-    node's old lines stay as written."""
+    on its words (where they first stand, see below), outside code, wikilinks, links, Sources
+    and the engine's own sentences; never on a line that `kept` (the node as it was) already
+    holds: a node's old lines stay as written."""
     if not links:
         return prose
     cut = _SOURCES_RE.search(prose)
     head, tail = (prose[:cut.start()], prose[cut.start():]) if cut else (prose, "")
     old = set(kept.splitlines())
-    for words, link in links:
+    # The engine's own sentences (a related node's "See also ...") hold no words of the notes;
+    # nor do the lines the node had. (Links put in keep every line where it was.)
+    own = set(write.without_related_sentences(head).split("\n"))
+    closed = [line in old or line not in own for line in head.split("\n")]
+    # Longer words first: `vips dzsave` is placed before `vips` could take its first word.
+    for words, link in sorted(links, key=lambda wl: -len(wl[0])):
         free = fenced.TOKEN_RE.sub(_masked, _TAKEN_RE.sub(_masked, head))
-        # A line with a wikilink is the engine's own (a related node's sentence): the unit's
-        # words come without wikilinks (tx.unlinked).
-        free = "\n".join("\0" * len(line) if shown in old or "[[" in shown else line
-                         for line, shown in zip(free.split("\n"), head.split("\n"), strict=True))
+        free = "\n".join("\0" * len(line) if shut else line
+                         for line, shut in zip(free.split("\n"), closed, strict=True))
         # An image shown by its alt text keeps its mark: `!alt` is the image.
         shown = ("!" + words) if link.startswith("!") else words
         hits = list(re.finditer(rf"(?<![\w\[!]){re.escape(shown)}(?![\w\]])", free))
-        if len(hits) == 1:
+        # Words said more than once get the link where they are first said, as a writer links
+        # a name's first mention, when they name something (`Cloudflare`, `vips dzsave`,
+        # `tools.simonwillison.net`); a common word (`[just](...)`, `[returns](...)`) is
+        # linked only where it stands alone: its other uses may be the word itself.
+        if len(hits) == 1 or (hits and _names_something(words)):
             m = hits[0]
             head = head[:m.start()] + link + head[m.end():]
     return head + tail
