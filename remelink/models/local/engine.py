@@ -34,6 +34,7 @@ from remelink.models.local import (
     relate,
     revise,
     shapes,
+    status,
     tags,
     write,
 )
@@ -328,8 +329,9 @@ class LocalModel:
                        for c in searches if c.args.get("query") == q
                        for h in parse_hits(c.result or "")[:3]]
             wanted += [p for p in dict.fromkeys(by_link) if p not in wanted][:LINKED_READS]
-            probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
-                      if p not in wanted]
+            choices = _project_paths(digest, name) if unit.get("kind") == status.KIND else \
+                self._create_candidates(digest, bucket, name, summary)
+            probes = [p for p, _ in choices if p not in wanted]
             if revises is not None:  # the node to update is known: read it, create nothing
                 hinted = str(revises.get("target"))
                 wanted, probes = [hinted, *(p for p in wanted if p != hinted)], []
@@ -578,6 +580,9 @@ class LocalModel:
         titles = evidence_titles(messages)
         sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
+        if str(unit.get("kind") or "") == status.KIND:
+            return self._status(name, summary, points, paths, lang, notes, missing, related,
+                                sources, today, classes)
         if same:
             target, comp = same[0]
             note = notes[target]
@@ -616,6 +621,80 @@ class LocalModel:
             text=_plan("CREATE", classes, len(related)),
             tool_calls=(ToolCall("w1", "write", json.dumps(
                 {"path": free_path, "name": name, "description": description, "content": body,
+                 "metadata": metadata}, ensure_ascii=False)),))
+
+    def _status(self, key: str, summary: str, points: list[str], paths: list[str], lang: str,
+                notes: dict[str, Note], missing: set[str], related: list[tuple[str, str]],
+                sources: list[write.SourceInfo], today: str,
+                classes: dict[str, str]) -> AssistantTurn:
+        """A workstream's status lines (status.py): REFINE the node keeping that workstream's
+        status (frontmatter `project`, the same key), each line dated and in date order, or
+        CREATE it. Never merged into another node, whatever it shares with one."""
+        from remelink.vault import frontmatter
+
+        digest = self.settings.folders.digest
+        entries = status.dated(paths, summary, points, today)
+        want = status.normal_key(key)
+        target = ""
+        for path, _ in _project_paths(digest, key):
+            note = notes.get(path)
+            if note is None:
+                continue
+            try:
+                held = str(frontmatter.load(note).get(status.PROJECT_KEY) or "")
+            except Exception:
+                held = ""
+            if held and status.normal_key(held) == want:
+                target = path
+                break
+        related = [r for r in related if r[0] != target]
+        roles = [(s, KIND_ROLE) for s in sources]
+        if target:
+            note = notes[target]
+            body = note.body.replace("\r\n", "\n")
+            classes[target] = "same_abstraction"
+            new_body = status.add_entries(body, entries, lang)
+            if new_body is None:  # its status list was edited away: the lines go before Sources
+                new_body = write.insert_before_sources(body, status.body_list(entries, lang))
+            related = [r for r in related if f"[[{r[0]}" not in note.body
+                       and not (r[0] in notes and f"[[{target}" in notes[r[0]].body)]
+            if related:
+                new_body = write.insert_before_sources(
+                    new_body, write.related_sentence(related, lang, "wiki"))
+            new_body = write.add_sources(new_body, [write.source_sentence(s, r, lang)
+                                                    for s, r in roles if f"[[{s.path}" not in body])
+            if new_body == body:
+                unchanged = "节点已记录这些进展及其来源：无需改动。" if lang == "zh" else \
+                    "The node already records this status, from these sources: nothing to add."
+                return answer({"action": "REFINE", "target_path": target, "note": unchanged,
+                               "classification": classes})
+            if note.newline == "\r\n":
+                new_body = new_body.replace("\n", "\r\n")
+                body = note.body
+            old, new = write.edit_span(body, new_body)
+            edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
+            return AssistantTurn(text=_plan("REFINE", classes, len(related)),
+                                 tool_calls=(ToolCall("e1", "edit", edit),))
+        choices = _project_paths(digest, key)
+        free = next((p for p, _ in choices if p in missing), None)
+        if free is None:
+            unprobed = [p for p, _ in choices if p not in missing and p not in notes]
+            if unprobed:
+                return turn([("read", {"path": p}) for p in unprobed[:PROBES]],
+                            f"r{len(missing) + len(notes)}-")
+            return AssistantTurn(text=f"No free file name for the status of {key!r}.")
+        related = [r for r in related if r[0] != free]
+        parts = [status.body_list(entries, lang)]
+        if related:
+            parts.append(write.related_sentence(related, lang, "wiki"))
+        parts += ["## Sources", "\n".join(write.source_sentence(s, r, lang) for s, r in roles)]
+        body = "\n\n".join(parts) + "\n"
+        title, description = status.title(key, lang)
+        metadata = {"kind": "observation", status.PROJECT_KEY: key}
+        return AssistantTurn(
+            text=_plan("CREATE", classes, len(related)),
+            tool_calls=(ToolCall("w1", "write", json.dumps(
+                {"path": free, "name": title, "description": description, "content": body,
                  "metadata": metadata}, ensure_ascii=False)),))
 
     def _update(self, target: str, note: Note, comp: decide.Comparison, name: str, summary: str,
@@ -931,6 +1010,18 @@ def _names_shared(line: str, sentence: str) -> bool:
     # pushed back"): one side names it, the other need only say it.
     return any(decide.says(line, t) for t in named(sentence)) or \
         any(decide.says(sentence, t) for t in named(line))
+
+
+KIND_ROLE = "status"  # the Sources role of a note that reported a status line
+
+
+def _project_paths(digest: str, key: str) -> list[tuple[str, str]]:
+    """Where the node keeping a workstream's status lives: the key's slug, then numbered
+    variants (another node may hold the plain slug)."""
+    slug = slugify(key)
+    return [(f"{digest}/wiki/{slug}.md", key)] + \
+        [(f"{digest}/wiki/{slugify(key, max_length=80 - len(str(i)) - 1)}-{i}.md", key)
+         for i in range(2, 12)]
 
 
 def _linked_query(path: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from remelink.models.local import decide, profile, structure, transcript, when
+from remelink.models.local import decide, profile, status, structure, transcript, when
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
@@ -52,6 +52,10 @@ def conversation_facts(note: Note, meta: dict[str, object], index: int
 
 
 def _same(a: Candidate, b: Candidate, same: SameFn) -> bool:
+    if (a.kind == status.KIND) != (b.kind == status.KIND):
+        return False
+    if a.kind == status.KIND:
+        return a.subject == b.subject  # one workstream key, one unit (status.py)
     if a.bucket != b.bucket or a.subject != b.subject:
         return False
     if a.kind == "procedure" and b.kind == "procedure":
@@ -91,6 +95,11 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
             kept.roles[path] = "corroborate"
     source = kept.paths.index(cand.paths[0])
     known = {pt.text_of(p).lower() for p in kept.points} | {kept.statement.lower()}
+    if cand.kind == status.KIND:
+        # Every status line is an entry of its own, dated by its note (said again or not).
+        kept.points.append(pt.Point("status", source, cand.statement).format())
+        kept.weight += 1.0
+        return
     for raw in cand.points:
         p = pt.parse(raw)
         if p.role == "said":
@@ -223,6 +232,7 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                 skipped[note.path] = reason
             continue
         cands, reason = structure.note_candidates(note, meta, index)
+        cands += status.take(note, cands, index, structure.title_of(note, meta))
         leads = lead_ins(note)
         said_under(note, cands, leads)
         for c in cands:

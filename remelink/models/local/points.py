@@ -8,8 +8,9 @@ into the node; `said` is provenance only (who said it, on which day, in which tu
 Joanna; 2022-01-23; D2:3, D2:5`) and never appears as prose; so is `again` (a later note's
 words that say the unit's point again, `again@2: Dana repeated: status goes in ...`: its
 Sources sentence quotes them, the body does not repeat them), and `under` (the lead-in of the
-list a line is in, when it says the list is said again: `under: Agreed / reminders`). Points
-without a known role are plain statements (an LLM's points).
+list a line is in, when it says the list is said again: `under: Agreed / reminders`).
+`status@2: 70 % of shards done` is a later status line of a workstream (status.py), dated by
+its note when written. Points without a known role are plain statements (an LLM's points).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 PROSE_ROLES = ("step", "failure", "why", "point", "input", "symptom", "cause", "outcome",
-               "lesson", "context", "apply", "followup", "check", "text")
+               "lesson", "context", "apply", "followup", "check", "text", "status")
 META_ROLES = ("said", "again", "under")
 _POINT_RE = re.compile(r"^([a-z]+)(?:@(\d+))?: (.*)$", re.S)
 
