@@ -189,3 +189,17 @@ def test_every_note_gets_a_verdict_and_a_key_one_unit(order: list[str], n: int) 
     assert all(p in cited or p in skipped for p, _ in ((nt.path, m) for nt, m in notes))
     keys = [status.normal_key(str(u["name"])) for u in units if u["kind"] == status.KIND]
     assert len(keys) == len(set(keys))
+
+
+def test_a_node_holding_the_keys_file_name_is_left_alone(tmp_path: Path) -> None:
+    other = ("---\nname: Search reindex\ndescription: How the search reindex works.\n---\n"
+             "The reindex copies the catalogue into a new index, then swaps the alias.\n\n"
+             "## Sources\n\nThis was recorded in [[daily/2026-04-06/platform-sync.md]].\n")
+    first = dream(tmp_path, {**NOTES, "digest/wiki/search-reindex.md": other})
+    assert first["digest/wiki/search-reindex.md"] == other
+    node = _projects(first)["Search reindex"]
+    assert node == "digest/wiki/search-reindex-2.md"
+    second = dream(tmp_path, {**NOTES, **LATE})
+    assert _projects(second)["Search reindex"] == node
+    assert "2026-04-08" in _status_lines(second[node])
+    assert second["digest/wiki/search-reindex.md"] == other

@@ -182,15 +182,17 @@ def keyed_lines(note: Note, title: str = "") -> list[tuple[str, str, str]]:
 
 def take(note: Note, cands: list[Candidate], index: int, title: str = "") -> list[Candidate]:
     """The note's status units, taken out of the candidates that held their lines: a
-    candidate that is the line (a finding) is dropped, a point that is the line is taken off
-    its unit. A line some candidate states as a decision, rule, preference or fact stays
-    that candidate's and is no status."""
+    candidate that is the line (a finding of that line alone) is dropped, a point that is the
+    line is taken off its unit. A line some candidate states as a decision, rule, preference
+    or fact, or as a finding with other lines, stays that candidate's and is no status."""
     out: list[Candidate] = []
     for n, (key, entry, line) in enumerate(keyed_lines(note, title)):
         holders = [c for c in cands if c.kind not in ("procedure", "topic", "debug")
                    and _is_line(c.statement, line, entry)]
-        if any(c.kind != "finding" for c in holders):
-            continue
+        if any(c.kind != "finding" or any(
+                pt.text_of(p) and not _is_line(pt.text_of(p), line, entry) for p in c.points)
+               for c in holders):
+            continue  # a statement of another kind, or a finding that holds more lines
         for c in holders:
             cands.remove(c)
         for c in cands:
