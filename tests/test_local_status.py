@@ -174,6 +174,12 @@ def test_keys_come_from_the_notes_structure_only() -> None:
     loose = parse_text("daily/2026-04-20/sync.md",
                        "# Sync\n\n- Search reindex cut-over done, all shards live.\n")
     assert status.keyed_lines(loose) == []
+    # A noun naming rules reports progress on a document; a rule's cue words bind.
+    rules = parse_text("daily/2026-04-17/weekly-status.md",
+                       "# Weekly status\n\n**Recon** (陈静): rules doc in progress.\n\n"
+                       "**Search reindex**: every reindex must finish before 06:00.\n")
+    assert [(k, e) for k, e, _ in status.keyed_lines(rules)] == [
+        ("Recon", "rules doc in progress.")]
     # A resource document is never status.
     doc = parse_text("resource/reindex-plan.md", "# Plan\n\n## Search reindex\n\n"
                      "- Reindex started on Monday, 30 % of shards done.\n")

@@ -96,16 +96,19 @@ def _key(label: str, names: Sequence[str], *, plain: bool) -> str:
     return key
 
 
+def _binds(sentence: str) -> bool:
+    """The sentence decides, rules or prefers something, asks or wishes: by the cue words of
+    a statement of that kind (`agreed`, `from now on`, `must`, `new rule`, `wants`), not by a
+    noun that names rules (`rules doc in progress` reports progress on a document)."""
+    plain = fenced.strip(sentence)
+    return tx.has_cue(plain, tx.DECISION_CUES + tx.RULE_CUES + tx.PREFERENCE_CUES) or \
+        tx.asks(plain) or tx.is_wish(plain)
+
+
 def is_status(sentence: str) -> bool:
     """A sentence reporting where work stands (a progress cue), and no decision, rule,
     preference, question or wish."""
-    plain = fenced.strip(sentence)
-    if tx.asks(plain) or tx.is_wish(plain):
-        return False
-    if tx.has_cue(plain, tx.DECISION_CUES + tx.RULE_CUES + tx.PREFERENCE_CUES) or \
-            tx.states_rule(plain):
-        return False
-    return tx.has_word_cue(plain, PROGRESS_CUES)
+    return not _binds(sentence) and tx.has_word_cue(fenced.strip(sentence), PROGRESS_CUES)
 
 
 def _entry(text: str) -> str:
@@ -113,9 +116,7 @@ def _entry(text: str) -> str:
     something (what follows that is its reason), when one of them reports progress."""
     kept: list[str] = []
     for sentence in tx.sentences(text, clauses=False):
-        plain = fenced.strip(sentence)
-        if tx.has_cue(plain, tx.DECISION_CUES + tx.RULE_CUES + tx.PREFERENCE_CUES) or \
-                tx.states_rule(plain) or tx.asks(plain) or tx.is_wish(plain):
+        if _binds(sentence):
             break
         kept.append(sentence.strip())
     if not any(is_status(s) for s in kept):
