@@ -209,3 +209,44 @@ def test_a_node_holding_the_keys_file_name_is_left_alone(tmp_path: Path) -> None
     assert _projects(second)["Search reindex"] == node
     assert "2026-04-08" in _status_lines(second[node])
     assert second["digest/wiki/search-reindex.md"] == other
+
+
+# A key one note alone reports under: a retro's problem heading, a one-off lead-in. No project.
+ONCE = {"daily/2026-04-18/retro.md": """# Retro 18 Apr
+
+## Cache warmup too slow
+- Cache warmup started 40 minutes after the deploy, p99 latency hit 900 ms in the first hour.
+
+## What went well
+- The reindex cut-over checklist.
+""", "daily/2026-04-19/notes.md": """# Notes 19 Apr
+
+## Search tricks
+- Found why queries stall on the live index:
+
+```
+GET /catalogue/_stats?level=shards
+```
+"""}
+
+
+def test_a_key_of_one_note_is_no_project(tmp_path: Path) -> None:
+    retro = parse_text("daily/2026-04-18/retro.md", ONCE["daily/2026-04-18/retro.md"])
+    # The line is keyed (a heading, a progress cue), but one note alone reports on the key.
+    assert [k for k, _, _ in status.keyed_lines(retro)] == ["Cache warmup too slow"]
+    units, _ = extract.extract([(retro, {})])
+    assert [u["kind"] for u in units if u["kind"] == status.KIND] == []
+    assert any("Cache warmup started 40 minutes" in str(u["summary"]) or
+               any("Cache warmup started 40" in str(p) for p in u["points"])  # type: ignore
+               for u in units)
+    # ... unless the vault keeps a status node for that key already.
+    units, _ = extract.extract([(retro, {})], projects={"cache warmup too slow"})
+    assert [u["name"] for u in units if u["kind"] == status.KIND] == ["Cache warmup too slow"]
+    # A sentence ending in a colon leads into what follows it: no status line.
+    tricks = parse_text("daily/2026-04-19/notes.md", ONCE["daily/2026-04-19/notes.md"])
+    assert status.keyed_lines(tricks) == []
+    # In a run: the projects of several notes get their nodes, the one-note keys none.
+    digest = dream(tmp_path, {**NOTES, **ONCE})
+    assert sorted(_projects(digest)) == ["Ledger export", "Search reindex", "对账服务迁移"]
+    held = [p for p, t in digest.items() if "p99 latency hit 900 ms" in t]
+    assert len(held) == 1 and "project:" not in digest[held[0]]

@@ -194,7 +194,12 @@ class LocalModel:
         if reads:
             return turn(reads[:MAX_CALLS_PER_TURN], f"x{len(calls)}-")
         readable = [p for p in paths if p in done and p not in unreadable]
-        units, skipped = self._extraction(readable, texts)
+        notes = _parsed(readable, texts)
+        known, probes = self._projects_known(notes, calls)
+        if probes:  # is a status node kept for these keys already? (status.projects)
+            return turn([("frontmatter_read", {"path": p}) for p in probes[:MAX_CALLS_PER_TURN]],
+                        f"p{len(calls)}-")
+        units, skipped = self._extraction(notes, texts, known)
         verdicts: list[dict[str, str]] = []
         cited = {p for u in units for p in u["paths"]}  # type: ignore[attr-defined]
         for path in readable:
@@ -209,28 +214,52 @@ class LocalModel:
         more = bool(page) and after + page < len(units)
         return answer({"units": shown, "verdicts": verdicts, "more": more})
 
-    def _extraction(self, paths: list[str], texts: dict[str, list[str]]
+    def _projects_known(self, notes: list[tuple[Note, dict[str, object]]], calls: list[Call]
+                        ) -> tuple[set[str], list[str]]:
+        """The status keys of these notes that the vault keeps a status node for (its
+        frontmatter `project` is the key), and the file names still to look at to know: each
+        key's name, then its numbered variants while another node holds the name."""
+        from remelink.vault import frontmatter
+
+        digest = self.settings.folders.digest
+        seen = {str(c.args.get("path", "")): c.result for c in calls
+                if c.name == "frontmatter_read" and c.result is not None and
+                not c.result.startswith("Error: not run")}
+        known: set[str] = set()
+        probes: list[str] = []
+        for normal, key in extract.status_keys(notes).items():
+            for path, _ in _project_paths(digest, key):
+                result = seen.get(path)
+                if result is None:
+                    probes.append(path)
+                    break
+                if result.startswith("Error:"):
+                    break  # no node there: none further on either
+                try:
+                    meta = frontmatter.load(parse_text(
+                        path, f"---\n{strip_trailer(result)}\n---\n"))
+                except Exception:
+                    meta = {}
+                held = str(meta.get(status.PROJECT_KEY) or "")
+                if held and status.normal_key(held) == normal:
+                    known.add(normal)
+                    break
+        return known, list(dict.fromkeys(probes))
+
+    def _extraction(self, notes: list[tuple[Note, dict[str, object]]],
+                    texts: dict[str, list[str]], known: set[str]
                     ) -> tuple[list[dict[str, object]], dict[str, str]]:
         """The units and skip reasons of these notes, memoised by content: the pages of one
-        batch are one extraction (a pure function of the notes, so the memo is safe to share
-        between parallel conversations)."""
-        key = hashlib.sha256(json.dumps([[p, texts[p]] for p in paths],
+        batch are one extraction (a pure function of the notes and of the status keys the vault
+        keeps a node for, so the memo is safe to share between parallel conversations)."""
+        key = hashlib.sha256(json.dumps([[[n.path, texts[n.path]] for n, _ in notes],
+                                         sorted(known)],
                                         ensure_ascii=False).encode("utf-8")).hexdigest()
         with self._memo_lock:
             hit = self._memo.get(key)
         if hit is not None:
             return hit
-        notes: list[tuple[Note, dict[str, object]]] = []
-        for path in paths:
-            note = parse_text(path, "\n".join(texts[path]))
-            try:
-                from remelink.vault import frontmatter
-
-                meta: dict[str, object] = dict(frontmatter.load(note))
-            except Exception:
-                meta = {}
-            notes.append((note, meta))
-        result = extract.extract(notes, same=self._same_statement)
+        result = extract.extract(notes, same=self._same_statement, projects=known)
         with self._memo_lock:
             self._memo[key] = result
             while len(self._memo) > MEMO_SIZE:
@@ -1013,6 +1042,22 @@ def _names_shared(line: str, sentence: str) -> bool:
 
 
 KIND_ROLE = "status"  # the Sources role of a note that reported a status line
+
+
+def _parsed(paths: list[str], texts: dict[str, list[str]]
+            ) -> list[tuple[Note, dict[str, object]]]:
+    """The notes read for an extraction, with their frontmatter ({} when it cannot be read)."""
+    from remelink.vault import frontmatter
+
+    notes: list[tuple[Note, dict[str, object]]] = []
+    for path in paths:
+        note = parse_text(path, "\n".join(texts[path]))
+        try:
+            meta: dict[str, object] = dict(frontmatter.load(note))
+        except Exception:
+            meta = {}
+        notes.append((note, meta))
+    return notes
 
 
 def _project_paths(digest: str, key: str) -> list[tuple[str, str]]:

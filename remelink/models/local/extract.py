@@ -11,8 +11,9 @@ every unit found is returned.
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from remelink.models.local import decide, profile, status, structure, transcript, when
 from remelink.models.local import points as pt
@@ -213,15 +214,28 @@ def echo_lines(note: Note, cands: Sequence[Candidate], index: int,
     return out
 
 
-def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None
-            ) -> tuple[list[dict[str, object]], dict[str, str]]:
+def status_keys(notes: Sequence[tuple[Note, dict[str, object]]]) -> dict[str, str]:
+    """The workstream keys the notes' status lines are said under (status.keyed_lines), normal
+    key -> key as first written."""
+    out: dict[str, str] = {}
+    for note, meta in notes:
+        for key, _, _ in status.keyed_lines(note, structure.title_of(note, meta)):
+            out.setdefault(status.normal_key(key), key)
+    return out
+
+
+def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None,
+            projects: Collection[str] = ()) -> tuple[list[dict[str, object]], dict[str, str]]:
     """Units (as the mappings an LLM would return) for a batch of notes, and for every note
-    that gave none a short reason specific to it. No cap: every unit found is returned."""
+    that gave none a short reason specific to it. No cap: every unit found is returned.
+    `projects`: the normal keys of the workstreams the vault keeps a status node for
+    (status.py)."""
     candidates: list[Candidate] = []
     said: list[profile.Said] = []
     speakers: set[str] = set()
     skipped: dict[str, str] = {}
     echoes: list[Candidate] = []
+    drafts: list[tuple[int, Note, dict[str, object], list[Candidate], str]] = []
     for index, (note, meta) in enumerate(notes):
         conversation = conversation_facts(note, meta, index)
         if conversation is not None:
@@ -232,7 +246,14 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                 skipped[note.path] = reason
             continue
         cands, reason = structure.note_candidates(note, meta, index)
-        cands += status.take(note, cands, index, structure.title_of(note, meta))
+        drafts.append((index, note, meta, cands, reason))
+    # A status line leaves its unit only for a project: a key several notes report on, or one
+    # the vault keeps a status node for (tried on copies: `take` changes what it takes from).
+    keys = status.projects([status.take(note, [copy.copy(c) for c in cands], index,
+                                        structure.title_of(note, meta))
+                            for index, note, meta, cands, _ in drafts], projects)
+    for index, note, meta, cands, reason in drafts:
+        cands += status.take(note, cands, index, structure.title_of(note, meta), keys)
         leads = lead_ins(note)
         said_under(note, cands, leads)
         for c in cands:

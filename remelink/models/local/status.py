@@ -20,7 +20,7 @@ language of the unit that created it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from remelink.models.local import fenced, people, sections
 from remelink.models.local import points as pt
@@ -57,6 +57,7 @@ MAX_KEY_WORDS = 5
 MAX_KEY_CHARS = 40
 MIN_ENTRY_WORDS = 2
 MIN_ENTRY_CJK = 4
+MIN_NOTES = 2  # a key is a project when this many notes of a run report on it
 
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
@@ -105,18 +106,26 @@ def _binds(sentence: str) -> bool:
         tx.asks(plain) or tx.is_wish(plain)
 
 
+def _leads_in(sentence: str) -> bool:
+    """The sentence ends in a colon: it introduces what follows it (a list, a snippet), it
+    reports nothing itself (`Found this on the live index:`)."""
+    return sentence.rstrip().rstrip(".。").rstrip().endswith((":", "："))
+
+
 def is_status(sentence: str) -> bool:
     """A sentence reporting where work stands (a progress cue), and no decision, rule,
-    preference, question or wish."""
-    return not _binds(sentence) and tx.has_word_cue(fenced.strip(sentence), PROGRESS_CUES)
+    preference, question or wish, and no lead-in."""
+    return not _binds(sentence) and not _leads_in(sentence) and \
+        tx.has_word_cue(fenced.strip(sentence), PROGRESS_CUES)
 
 
 def _entry(text: str) -> str:
     """The status a line reports: its sentences up to the first that decides, rules or prefers
-    something (what follows that is its reason), when one of them reports progress."""
+    something (what follows that is its reason) or leads into what follows it, when one of
+    them reports progress."""
     kept: list[str] = []
     for sentence in tx.sentences(text, clauses=False):
-        if _binds(sentence):
+        if _binds(sentence) or _leads_in(sentence):
             break
         kept.append(sentence.strip())
     if not any(is_status(s) for s in kept):
@@ -181,13 +190,18 @@ def keyed_lines(note: Note, title: str = "") -> list[tuple[str, str, str]]:
     return out
 
 
-def take(note: Note, cands: list[Candidate], index: int, title: str = "") -> list[Candidate]:
+def take(note: Note, cands: list[Candidate], index: int, title: str = "",
+         keys: Collection[str] | None = None) -> list[Candidate]:
     """The note's status units, taken out of the candidates that held their lines: a
     candidate that is the line (a finding of that line alone) is dropped, a point that is the
     line is taken off its unit. A line some candidate states as a decision, rule, preference
-    or fact, or as a finding with other lines, stays that candidate's and is no status."""
+    or fact, or as a finding with other lines, stays that candidate's and is no status. With
+    `keys` (normal keys), only the lines of those keys are taken; the others stay as they are
+    (see `projects`)."""
     out: list[Candidate] = []
     for n, (key, entry, line) in enumerate(keyed_lines(note, title)):
+        if keys is not None and normal_key(key) not in keys:
+            continue
         holders = [c for c in cands if c.kind not in ("procedure", "topic", "debug")
                    and _is_line(c.statement, line, entry)]
         if any(c.kind != "finding" or any(
@@ -202,6 +216,19 @@ def take(note: Note, cands: list[Candidate], index: int, title: str = "") -> lis
                              paths=[note.path], weight=1.0, order=(index, 500 + n),
                              roles={note.path: "finding"}, subject=normal_key(key)))
     return out
+
+
+def projects(taken: Sequence[Sequence[Candidate]], known: Collection[str] = ()) -> set[str]:
+    """The keys that are projects: a workstream is what several notes report on. A key is one
+    when the status lines of at least two notes of the run are said under it (`taken`: each
+    note's status units, as `take` gives them with no `keys`), or when a node keeping its
+    status is in the vault already (`known`: normal keys). A key of one note alone (a retro's
+    problem heading, a `TIL:` lead-in) is no project: its line stays where it was."""
+    notes: dict[str, set[str]] = {}
+    for units in taken:
+        for c in units:
+            notes.setdefault(c.subject, set()).update(c.paths)
+    return {k for k, paths in notes.items() if len(paths) >= MIN_NOTES or k in known}
 
 
 def _is_line(text: str, line: str, entry: str) -> bool:
