@@ -250,3 +250,24 @@ def test_a_key_of_one_note_is_no_project(tmp_path: Path) -> None:
     assert sorted(_projects(digest)) == ["Ledger export", "Search reindex", "对账服务迁移"]
     held = [p for p, t in digest.items() if "p99 latency hit 900 ms" in t]
     assert len(held) == 1 and "project:" not in digest[held[0]]
+
+
+def test_an_edited_status_line_updates_its_own_dated_entry(tmp_path: Path) -> None:
+    first = dream(tmp_path, NOTES)
+    node = _projects(first)["Search reindex"]
+    weekly = "daily/2026-04-10/weekly-status.md"
+    edited = {**NOTES, weekly: NOTES[weekly].replace("70 % of shards done", "75 % of shards done")}
+    second = dream(tmp_path, edited)
+    text = second[node]
+    # The 10 Apr entry is updated where it stands: what it said is kept, what the note says
+    # now follows it, with the edited note. No correction dated today, no second entry.
+    assert "Corrected on" not in text and "> " not in text.split("## Sources")[0]
+    assert _status_lines(text) == ["2026-04-06", "2026-04-10", "2026-04-15"]
+    line = next(ln for ln in text.splitlines() if ln.startswith("- 2026-04-10"))
+    assert line == ("- 2026-04-10: 70 % of shards done, no query errors. Cut-over planned for "
+                    f"20 Apr. Edited in [[{weekly}]], it now says: 75 % of shards done, no query "
+                    "errors. Cut-over planned for 20 Apr.")
+    # Every other line is as it was; another run changes nothing.
+    assert [ln for ln in text.splitlines() if ln != line] == \
+        [ln for ln in first[node].splitlines() if not ln.startswith("- 2026-04-10")]
+    assert dream(tmp_path, edited)[node] == text

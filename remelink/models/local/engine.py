@@ -486,7 +486,10 @@ class LocalModel:
              messages: Sequence[Message]) -> AssistantTurn:
         digest = self.settings.folders.digest + "/"
         revises = unit.get("revises")
-        if isinstance(revises, dict) and str(revises.get("target")) in notes:
+        if isinstance(revises, dict) and str(revises.get("target")) in notes and not (
+                str(unit.get("kind") or "") == status.KIND and
+                _keeps(notes[str(revises["target"])], name)):
+            # (A status line's edited note updates its dated entry there: `_status`.)
             return self._revise(revises, unit_text, name, summary, points, bucket, paths, lang,
                                 notes[str(revises["target"])], messages)
         return self._decide_and_write(unit, unit_text, name, summary, points, bucket, paths,
@@ -610,8 +613,10 @@ class LocalModel:
         sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
         if str(unit.get("kind") or "") == status.KIND:
+            revises = unit.get("revises")
             return self._status(name, summary, points, paths, lang, notes, missing, related,
-                                sources, today, classes)
+                                sources, today, classes,
+                                revises if isinstance(revises, dict) else None)
         if same:
             target, comp = same[0]
             note = notes[target]
@@ -655,34 +660,28 @@ class LocalModel:
     def _status(self, key: str, summary: str, points: list[str], paths: list[str], lang: str,
                 notes: dict[str, Note], missing: set[str], related: list[tuple[str, str]],
                 sources: list[write.SourceInfo], today: str,
-                classes: dict[str, str]) -> AssistantTurn:
+                classes: dict[str, str], revises: dict[str, Any] | None = None
+                ) -> AssistantTurn:
         """A workstream's status lines (status.py): REFINE the node keeping that workstream's
         status (frontmatter `project`, the same key), each line dated and in date order, or
-        CREATE it. Never merged into another node, whatever it shares with one."""
-        from remelink.vault import frontmatter
-
+        CREATE it. Never merged into another node, whatever it shares with one. A line of an
+        edited note (`revises`) updates that note's dated entry: CORRECT when a fact changed."""
         digest = self.settings.folders.digest
         entries = status.dated(paths, summary, points, today)
-        want = status.normal_key(key)
-        target = ""
-        for path, _ in _project_paths(digest, key):
-            note = notes.get(path)
-            if note is None:
-                continue
-            try:
-                held = str(frontmatter.load(note).get(status.PROJECT_KEY) or "")
-            except Exception:
-                held = ""
-            if held and status.normal_key(held) == want:
-                target = path
-                break
+        hinted = str(revises.get("target")) if revises else ""
+        target = hinted if hinted in notes and _keeps(notes[hinted], key) else next(
+            (p for p, _ in _project_paths(digest, key) if p in notes and _keeps(notes[p], key)),
+            "")
         related = [r for r in related if r[0] != target]
         roles = [(s, KIND_ROLE) for s in sources]
         if target:
             note = notes[target]
             body = note.body.replace("\r\n", "\n")
             classes[target] = "same_abstraction"
-            new_body = status.add_entries(body, entries, lang)
+            edited = paths[0] if revises and target == hinted and len(paths) == 1 else ""
+            new_body = status.revise_entries(body, entries, lang, edited, str(
+                revises.get("old_statement") or "")) if edited and revises else \
+                status.add_entries(body, entries, lang)
             if new_body is None:  # its status list was edited away: the lines go before Sources
                 new_body = write.insert_before_sources(body, status.body_list(entries, lang))
             related = [r for r in related if f"[[{r[0]}" not in note.body
@@ -695,14 +694,16 @@ class LocalModel:
             if new_body == body:
                 unchanged = "节点已记录这些进展及其来源：无需改动。" if lang == "zh" else \
                     "The node already records this status, from these sources: nothing to add."
-                return answer({"action": "REFINE", "target_path": target, "note": unchanged,
+                action = "CORRECT" if revises and revises.get("changed") else "REFINE"
+                return answer({"action": action, "target_path": target, "note": unchanged,
                                "classification": classes})
             if note.newline == "\r\n":
                 new_body = new_body.replace("\n", "\r\n")
                 body = note.body
             old, new = write.edit_span(body, new_body)
             edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
-            return AssistantTurn(text=_plan("REFINE", classes, len(related)),
+            action = "CORRECT" if revises and revises.get("changed") else "REFINE"
+            return AssistantTurn(text=_plan(action, classes, len(related)),
                                  tool_calls=(ToolCall("e1", "edit", edit),))
         choices = _project_paths(digest, key)
         free = next((p for p, _ in choices if p in missing), None)
@@ -1058,6 +1059,17 @@ def _parsed(paths: list[str], texts: dict[str, list[str]]
             meta = {}
         notes.append((note, meta))
     return notes
+
+
+def _keeps(note: Note, key: str) -> bool:
+    """`note` keeps the status of workstream `key` (its frontmatter `project`)."""
+    from remelink.vault import frontmatter
+
+    try:
+        held = str(frontmatter.load(note).get(status.PROJECT_KEY) or "")
+    except Exception:
+        return False
+    return bool(held) and status.normal_key(held) == status.normal_key(key)
 
 
 def _project_paths(digest: str, key: str) -> list[tuple[str, str]]:

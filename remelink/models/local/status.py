@@ -302,3 +302,46 @@ def add_entries(body: str, entries: Sequence[tuple[str, str]], lang: str) -> str
         lines.insert(at, new)
     tail = "\n" if m.group(1).endswith("\n") else ""
     return body[:m.start(1)] + "\n".join(lines) + tail + body[m.end(1):]
+
+
+EDITED = {"en": " Edited in [[{path}]], it now says: {text}",
+          "zh": "[[{path}]] 修改后写的是：{text}"}
+_EDITED_RE = re.compile(r"Edited in \[\[[^\]]+\]\], it now says: |\[\[[^\]]+\]\] 修改后写的是：")
+
+
+def revise_entries(body: str, entries: Sequence[tuple[str, str]], lang: str, path: str,
+                   old_statement: str) -> str | None:
+    """The body with the entries of an edited note (`path`): a line of the note's date that
+    the note no longer says gets what it says now appended (`... Edited in [[path]], it now
+    says: ...`: the entry is updated where it stands, what it said is kept, SPEC §7.2); a line
+    the note now says and the list lacks, with no such line left, is inserted as `add_entries`
+    does. A line of that date is the note's when the node cites no other note of that date,
+    else only when it says `old_statement`. None when the body has no status list."""
+    m = re.search(rf"^(?:{re.escape(LABEL['en'])}|{re.escape(LABEL['zh'])})[ \t]*\n"
+                  r"((?:- .*\n?)+)", body, re.M)
+    found = _DATE_RE.search(path)
+    if m is None or found is None:
+        return add_entries(body, entries, lang)
+    day = found.group(1)
+    lines = m.group(1).rstrip("\n").split("\n")
+
+    def said(text: str) -> str:
+        return tx.clean_statement(text).rstrip(".。").strip().casefold()
+
+    def now(line: str) -> str:  # what a line of the list says now (after its last edit)
+        return said(_EDITED_RE.split(line.split(": ", 1)[-1])[-1])
+
+    new = [t for d, t in entries if d == day]
+    fresh = [t for t in new if not any(said(t) == now(held) or said(t) in said(held)
+                                       for held in lines if held.startswith(f"- {day}"))]
+    others = {p for p in re.findall(r"\[\[(daily/[^\]|#]+)", body) if day in p} - {path}
+    stale = [i for i, held in enumerate(lines) if held.startswith(f"- {day}") and
+             now(held) not in {said(t) for t in new} and
+             (not others or now(held) == said(old_statement))]
+    for i, text in zip(stale, list(fresh), strict=False):
+        clean = _line(day, text, lang).split(": ", 1)[1]
+        lines[i] += EDITED[lang].format(path=path, text=clean)
+        fresh.remove(text)
+    tail = "\n" if m.group(1).endswith("\n") else ""
+    body = body[:m.start(1)] + "\n".join(lines) + tail + body[m.end(1):]
+    return add_entries(body, [(day, t) for t in fresh], lang) if fresh else body
