@@ -271,3 +271,24 @@ def test_an_edited_status_line_updates_its_own_dated_entry(tmp_path: Path) -> No
     assert [ln for ln in text.splitlines() if ln != line] == \
         [ln for ln in first[node].splitlines() if not ln.startswith("- 2026-04-10")]
     assert dream(tmp_path, edited)[node] == text
+
+
+def test_an_edit_updates_only_the_edited_notes_entry_of_its_date() -> None:
+    body = ("Status:\n- 2026-04-10: 70 % of shards done.\n- 2026-04-10: Cut-over planned for "
+            "20 Apr.\n- 2026-04-15: 90 % done.\n\n## Sources\n\nA status line was reported in "
+            "[[daily/2026-04-10/weekly-status.md]] and [[daily/2026-04-10/standup.md]].\n")
+    edited = "daily/2026-04-10/weekly-status.md"
+    # Two notes of that date: only the entry that says what the edited note said is updated.
+    new = status.revise_entries(body, [("2026-04-10", "75 % of shards done.")], "en", edited,
+                                "70 % of shards done.")
+    assert new is not None and new.splitlines()[1:4] == [
+        f"- 2026-04-10: 70 % of shards done. Edited in [[{edited}]], it now says: 75 % of shards "
+        "done.", "- 2026-04-10: Cut-over planned for 20 Apr.", "- 2026-04-15: 90 % done."]
+    # Said again, it changes nothing; edited once more, the entry's latest words are replaced.
+    assert status.revise_entries(new, [("2026-04-10", "75 % of shards done.")], "en", edited,
+                                 "70 % of shards done.") == new
+    again = status.revise_entries(new, [("2026-04-10", "80 % of shards done.")], "en", edited,
+                                  "75 % of shards done.")
+    assert again is not None and again.splitlines()[1].endswith(
+        "it now says: 75 % of shards done. Edited in [[daily/2026-04-10/weekly-status.md]], it "
+        "now says: 80 % of shards done.")
