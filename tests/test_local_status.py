@@ -292,3 +292,30 @@ def test_an_edit_updates_only_the_edited_notes_entry_of_its_date() -> None:
     assert again is not None and again.splitlines()[1].endswith(
         "it now says: 75 % of shards done. Edited in [[daily/2026-04-10/weekly-status.md]], it "
         "now says: 80 % of shards done.")
+
+
+def test_looking_for_the_vaults_status_nodes_takes_two_turns_at_most() -> None:
+    from remelink.config import Settings
+    from remelink.models.local.engine import LocalModel
+    from remelink.models.local.protocol import Call
+
+    # 40 notes, each with a key of its own: 40 file names to look at, 16 a turn.
+    notes = [(parse_text(f"daily/2026-05-{d:02d}/sync-{n}.md",
+                         f"# Sync\n\n## Workstream {n}\n- Rollout started, 10 % of hosts done.\n"),
+              {}) for n, d in zip(range(40), [1 + i % 28 for i in range(40)], strict=True)]
+    model = LocalModel(Settings())
+    calls: list[Call] = []
+    turns = 0
+    while True:
+        known, probes = model._projects_known(notes, calls)
+        if not probes:
+            break
+        turns += 1
+        calls += [Call(f"p{len(calls)}-{i}", "frontmatter_read", {"path": p},
+                       f"Error: {p} does not exist") for i, p in enumerate(probes[:16], 1)]
+    assert turns == 2 and known == set() and len(calls) == 32
+    # A key some note reports on with another is no question for the vault.
+    twice = [(parse_text(f"daily/2026-05-0{d}/sync.md",
+                         "# Sync\n\n## Search reindex\n- Reindex started, 10 % done.\n"), {})
+             for d in (1, 2)]
+    assert model._projects_known(twice, []) == (set(), [])

@@ -59,6 +59,7 @@ from remelink.vault.paths import slugify
 
 MAX_READS = 6
 PROBES = 4  # file names probed per turn for a new node
+PROJECT_PROBE_TURNS = 2  # extraction turns spent looking for the vault's status nodes
 SOURCE_READS = 4  # nodes recalled by the unit's source notes, read to see if they cite them
 LINKED_QUERIES = 6  # notes linked with the unit's notes, searched for the nodes citing them
 LINKED_READS = 8  # ... and the nodes read to see whether they do
@@ -218,20 +219,24 @@ class LocalModel:
                         ) -> tuple[set[str], list[str]]:
         """The status keys of these notes that the vault keeps a status node for (its
         frontmatter `project` is the key), and the file names still to look at to know: each
-        key's name, then its numbered variants while another node holds the name."""
+        key's name, then its numbered variants while another node holds the name. Only keys
+        that fewer than two notes report on need it, in at most PROJECT_PROBE_TURNS turns (a
+        key not looked at by then counts as no project: its line stays where it was)."""
         from remelink.vault import frontmatter
 
         digest = self.settings.folders.digest
-        seen = {str(c.args.get("path", "")): c.result for c in calls
-                if c.name == "frontmatter_read" and c.result is not None and
-                not c.result.startswith("Error: not run")}
+        asked = [c for c in calls if c.name == "frontmatter_read"]
+        seen = {str(c.args.get("path", "")): c.result for c in asked
+                if c.result is not None and not c.result.startswith("Error: not run")}
         known: set[str] = set()
         probes: list[str] = []
-        for normal, key in extract.status_keys(notes).items():
+        spent = len({c.id.rsplit("-", 1)[0] for c in asked}) >= PROJECT_PROBE_TURNS
+        for normal, key in extract.lone_status_keys(notes).items():
             for path, _ in _project_paths(digest, key):
                 result = seen.get(path)
                 if result is None:
-                    probes.append(path)
+                    if not spent:
+                        probes.append(path)
                     break
                 if result.startswith("Error:"):
                     break  # no node there: none further on either

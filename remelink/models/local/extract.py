@@ -214,14 +214,17 @@ def echo_lines(note: Note, cands: Sequence[Candidate], index: int,
     return out
 
 
-def status_keys(notes: Sequence[tuple[Note, dict[str, object]]]) -> dict[str, str]:
-    """The workstream keys the notes' status lines are said under (status.keyed_lines), normal
-    key -> key as first written."""
+def lone_status_keys(notes: Sequence[tuple[Note, dict[str, object]]]) -> dict[str, str]:
+    """The workstream keys that the status lines of fewer than two of these notes are said
+    under (status.keyed_lines): a project only if the vault keeps its node already. Normal key
+    -> key as first written."""
     out: dict[str, str] = {}
+    said: dict[str, set[str]] = {}
     for note, meta in notes:
         for key, _, _ in status.keyed_lines(note, structure.title_of(note, meta)):
             out.setdefault(status.normal_key(key), key)
-    return out
+            said.setdefault(status.normal_key(key), set()).add(note.path)
+    return {k: key for k, key in out.items() if len(said[k]) < status.MIN_NOTES}
 
 
 def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None,
