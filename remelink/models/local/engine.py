@@ -34,6 +34,7 @@ from remelink.models.local import (
     relate,
     revise,
     shapes,
+    status,
     tags,
     weblinks,
     write,
@@ -59,6 +60,7 @@ from remelink.vault.paths import slugify
 
 MAX_READS = 6
 PROBES = 4  # file names probed per turn for a new node
+PROJECT_PROBE_TURNS = 2  # extraction turns spent looking for the vault's status nodes
 SOURCE_READS = 4  # nodes recalled by the unit's source notes, read to see if they cite them
 LINKED_QUERIES = 6  # notes linked with the unit's notes, searched for the nodes citing them
 LINKED_READS = 8  # ... and the nodes read to see whether they do
@@ -194,7 +196,12 @@ class LocalModel:
         if reads:
             return turn(reads[:MAX_CALLS_PER_TURN], f"x{len(calls)}-")
         readable = [p for p in paths if p in done and p not in unreadable]
-        units, skipped = self._extraction(readable, texts)
+        notes = _parsed(readable, texts)
+        known, probes = self._projects_known(notes, calls)
+        if probes:  # is a status node kept for these keys already? (status.projects)
+            return turn([("frontmatter_read", {"path": p}) for p in probes[:MAX_CALLS_PER_TURN]],
+                        f"p{len(calls)}-")
+        units, skipped = self._extraction(notes, texts, known)
         verdicts: list[dict[str, str]] = []
         cited = {p for u in units for p in u["paths"]}  # type: ignore[attr-defined]
         for path in readable:
@@ -209,28 +216,56 @@ class LocalModel:
         more = bool(page) and after + page < len(units)
         return answer({"units": shown, "verdicts": verdicts, "more": more})
 
-    def _extraction(self, paths: list[str], texts: dict[str, list[str]]
+    def _projects_known(self, notes: list[tuple[Note, dict[str, object]]], calls: list[Call]
+                        ) -> tuple[set[str], list[str]]:
+        """The status keys of these notes that the vault keeps a status node for (its
+        frontmatter `project` is the key), and the file names still to look at to know: each
+        key's name, then its numbered variants while another node holds the name. Only keys
+        that fewer than two notes report on need it, in at most PROJECT_PROBE_TURNS turns (a
+        key not looked at by then counts as no project: its line stays where it was)."""
+        from remelink.vault import frontmatter
+
+        digest = self.settings.folders.digest
+        asked = [c for c in calls if c.name == "frontmatter_read"]
+        seen = {str(c.args.get("path", "")): c.result for c in asked
+                if c.result is not None and not c.result.startswith("Error: not run")}
+        known: set[str] = set()
+        probes: list[str] = []
+        spent = len({c.id.rsplit("-", 1)[0] for c in asked}) >= PROJECT_PROBE_TURNS
+        for normal, key in extract.lone_status_keys(notes).items():
+            for path, _ in _project_paths(digest, key):
+                result = seen.get(path)
+                if result is None:
+                    if not spent:
+                        probes.append(path)
+                    break
+                if result.startswith("Error:"):
+                    break  # no node there: none further on either
+                try:
+                    meta = frontmatter.load(parse_text(
+                        path, f"---\n{strip_trailer(result)}\n---\n"))
+                except Exception:
+                    meta = {}
+                held = str(meta.get(status.PROJECT_KEY) or "")
+                if held and status.normal_key(held) == normal:
+                    known.add(normal)
+                    break
+        return known, list(dict.fromkeys(probes))
+
+    def _extraction(self, notes: list[tuple[Note, dict[str, object]]],
+                    texts: dict[str, list[str]], known: set[str]
                     ) -> tuple[list[dict[str, object]], dict[str, str]]:
         """The units and skip reasons of these notes, memoised by content: the pages of one
-        batch are one extraction (a pure function of the notes, so the memo is safe to share
-        between parallel conversations)."""
-        key = hashlib.sha256(json.dumps([[p, texts[p]] for p in paths],
+        batch are one extraction (a pure function of the notes and of the status keys the vault
+        keeps a node for, so the memo is safe to share between parallel conversations)."""
+        key = hashlib.sha256(json.dumps([[[n.path, texts[n.path]] for n, _ in notes],
+                                         sorted(known)],
                                         ensure_ascii=False).encode("utf-8")).hexdigest()
         with self._memo_lock:
             hit = self._memo.get(key)
         if hit is not None:
             return hit
-        notes: list[tuple[Note, dict[str, object]]] = []
-        for path in paths:
-            note = parse_text(path, "\n".join(texts[path]))
-            try:
-                from remelink.vault import frontmatter
-
-                meta: dict[str, object] = dict(frontmatter.load(note))
-            except Exception:
-                meta = {}
-            notes.append((note, meta))
-        result = extract.extract(notes, same=self._same_statement)
+        result = extract.extract(notes, same=self._same_statement, projects=known)
         with self._memo_lock:
             self._memo[key] = result
             while len(self._memo) > MEMO_SIZE:
@@ -330,8 +365,9 @@ class LocalModel:
                        for c in searches if c.args.get("query") == q
                        for h in parse_hits(c.result or "")[:3]]
             wanted += [p for p in dict.fromkeys(by_link) if p not in wanted][:LINKED_READS]
-            probes = [p for p, _ in self._create_candidates(digest, bucket, name, summary)
-                      if p not in wanted]
+            choices = _project_paths(digest, name) if unit.get("kind") == status.KIND else \
+                self._create_candidates(digest, bucket, name, summary)
+            probes = [p for p, _ in choices if p not in wanted]
             if revises is not None:  # the node to update is known: read it, create nothing
                 hinted = str(revises.get("target"))
                 wanted, probes = [hinted, *(p for p in wanted if p != hinted)], []
@@ -457,7 +493,10 @@ class LocalModel:
              messages: Sequence[Message]) -> AssistantTurn:
         digest = self.settings.folders.digest + "/"
         revises = unit.get("revises")
-        if isinstance(revises, dict) and str(revises.get("target")) in notes:
+        if isinstance(revises, dict) and str(revises.get("target")) in notes and not (
+                str(unit.get("kind") or "") == status.KIND and
+                _keeps(notes[str(revises["target"])], name)):
+            # (A status line's edited note updates its dated entry there: `_status`.)
             return self._revise(revises, unit_text, name, summary, points, bucket, paths, lang,
                                 notes[str(revises["target"])], messages)
         return self._decide_and_write(unit, unit_text, name, summary, points, bucket, paths,
@@ -582,6 +621,11 @@ class LocalModel:
         titles = evidence_titles(messages)
         sources = write.sources_of(paths, titles, points)
         today = today_of(messages)
+        if str(unit.get("kind") or "") == status.KIND:
+            revises = unit.get("revises")
+            return self._status(name, summary, points, paths, lang, notes, missing, related,
+                                sources, today, classes,
+                                revises if isinstance(revises, dict) else None)
         if same:
             target, comp = same[0]
             note = notes[target]
@@ -621,6 +665,76 @@ class LocalModel:
             text=_plan("CREATE", classes, len(related)),
             tool_calls=(ToolCall("w1", "write", json.dumps(
                 {"path": free_path, "name": name, "description": description, "content": body,
+                 "metadata": metadata}, ensure_ascii=False)),))
+
+    def _status(self, key: str, summary: str, points: list[str], paths: list[str], lang: str,
+                notes: dict[str, Note], missing: set[str], related: list[tuple[str, str]],
+                sources: list[write.SourceInfo], today: str,
+                classes: dict[str, str], revises: dict[str, Any] | None = None
+                ) -> AssistantTurn:
+        """A workstream's status lines (status.py): REFINE the node keeping that workstream's
+        status (frontmatter `project`, the same key), each line dated and in date order, or
+        CREATE it. Never merged into another node, whatever it shares with one. A line of an
+        edited note (`revises`) updates that note's dated entry: CORRECT when a fact changed."""
+        digest = self.settings.folders.digest
+        entries = status.dated(paths, summary, points, today)
+        hinted = str(revises.get("target")) if revises else ""
+        target = hinted if hinted in notes and _keeps(notes[hinted], key) else next(
+            (p for p, _ in _project_paths(digest, key) if p in notes and _keeps(notes[p], key)),
+            "")
+        related = [r for r in related if r[0] != target]
+        roles = [(s, KIND_ROLE) for s in sources]
+        if target:
+            note = notes[target]
+            body = note.body.replace("\r\n", "\n")
+            classes[target] = "same_abstraction"
+            edited = paths[0] if revises and target == hinted and len(paths) == 1 else ""
+            new_body = status.revise_entries(body, entries, lang, edited, str(
+                revises.get("old_statement") or "")) if edited and revises else \
+                status.add_entries(body, entries, lang)
+            if new_body is None:  # its status list was edited away: the lines go before Sources
+                new_body = write.insert_before_sources(body, status.body_list(entries, lang))
+            related = [r for r in related if f"[[{r[0]}" not in note.body
+                       and not (r[0] in notes and f"[[{target}" in notes[r[0]].body)]
+            if related:
+                new_body = write.insert_before_sources(
+                    new_body, write.related_sentence(related, lang, "wiki"))
+            new_body = write.add_sources(new_body, [write.source_sentence(s, r, lang)
+                                                    for s, r in roles if f"[[{s.path}" not in body])
+            if new_body == body:
+                unchanged = "节点已记录这些进展及其来源：无需改动。" if lang == "zh" else \
+                    "The node already records this status, from these sources: nothing to add."
+                action = "CORRECT" if revises and revises.get("changed") else "REFINE"
+                return answer({"action": action, "target_path": target, "note": unchanged,
+                               "classification": classes})
+            if note.newline == "\r\n":
+                new_body = new_body.replace("\n", "\r\n")
+                body = note.body
+            old, new = write.edit_span(body, new_body)
+            edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
+            action = "CORRECT" if revises and revises.get("changed") else "REFINE"
+            return AssistantTurn(text=_plan(action, classes, len(related)),
+                                 tool_calls=(ToolCall("e1", "edit", edit),))
+        choices = _project_paths(digest, key)
+        free = next((p for p, _ in choices if p in missing), None)
+        if free is None:
+            unprobed = [p for p, _ in choices if p not in missing and p not in notes]
+            if unprobed:
+                return turn([("read", {"path": p}) for p in unprobed[:PROBES]],
+                            f"r{len(missing) + len(notes)}-")
+            return AssistantTurn(text=f"No free file name for the status of {key!r}.")
+        related = [r for r in related if r[0] != free]
+        parts = [status.body_list(entries, lang)]
+        if related:
+            parts.append(write.related_sentence(related, lang, "wiki"))
+        parts += ["## Sources", "\n".join(write.source_sentence(s, r, lang) for s, r in roles)]
+        body = "\n\n".join(parts) + "\n"
+        title, description = status.title(key, lang)
+        metadata = {"kind": "observation", status.PROJECT_KEY: key}
+        return AssistantTurn(
+            text=_plan("CREATE", classes, len(related)),
+            tool_calls=(ToolCall("w1", "write", json.dumps(
+                {"path": free, "name": title, "description": description, "content": body,
                  "metadata": metadata}, ensure_ascii=False)),))
 
     def _update(self, target: str, note: Note, comp: decide.Comparison, name: str, summary: str,
@@ -937,6 +1051,45 @@ def _names_shared(line: str, sentence: str) -> bool:
     # pushed back"): one side names it, the other need only say it.
     return any(decide.says(line, t) for t in named(sentence)) or \
         any(decide.says(sentence, t) for t in named(line))
+
+
+KIND_ROLE = "status"  # the Sources role of a note that reported a status line
+
+
+def _parsed(paths: list[str], texts: dict[str, list[str]]
+            ) -> list[tuple[Note, dict[str, object]]]:
+    """The notes read for an extraction, with their frontmatter ({} when it cannot be read)."""
+    from remelink.vault import frontmatter
+
+    notes: list[tuple[Note, dict[str, object]]] = []
+    for path in paths:
+        note = parse_text(path, "\n".join(texts[path]))
+        try:
+            meta: dict[str, object] = dict(frontmatter.load(note))
+        except Exception:
+            meta = {}
+        notes.append((note, meta))
+    return notes
+
+
+def _keeps(note: Note, key: str) -> bool:
+    """`note` keeps the status of workstream `key` (its frontmatter `project`)."""
+    from remelink.vault import frontmatter
+
+    try:
+        held = str(frontmatter.load(note).get(status.PROJECT_KEY) or "")
+    except Exception:
+        return False
+    return bool(held) and status.normal_key(held) == status.normal_key(key)
+
+
+def _project_paths(digest: str, key: str) -> list[tuple[str, str]]:
+    """Where the node keeping a workstream's status lives: the key's slug, then numbered
+    variants (another node may hold the plain slug)."""
+    slug = slugify(key)
+    return [(f"{digest}/wiki/{slug}.md", key)] + \
+        [(f"{digest}/wiki/{slugify(key, max_length=80 - len(str(i)) - 1)}-{i}.md", key)
+         for i in range(2, 12)]
 
 
 def _linked_query(path: str) -> str:

@@ -11,10 +11,11 @@ every unit found is returned.
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
-from remelink.models.local import decide, profile, structure, transcript, weblinks, when
+from remelink.models.local import decide, profile, status, structure, transcript, weblinks, when
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
@@ -52,6 +53,10 @@ def conversation_facts(note: Note, meta: dict[str, object], index: int
 
 
 def _same(a: Candidate, b: Candidate, same: SameFn) -> bool:
+    if (a.kind == status.KIND) != (b.kind == status.KIND):
+        return False
+    if a.kind == status.KIND:
+        return a.subject == b.subject  # one workstream key, one unit (status.py)
     if a.bucket != b.bucket or a.subject != b.subject:
         return False
     if a.kind == "procedure" and b.kind == "procedure":
@@ -91,6 +96,11 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
             kept.roles[path] = "corroborate"
     source = kept.paths.index(cand.paths[0])
     known = {pt.text_of(p).lower() for p in kept.points} | {kept.statement.lower()}
+    if cand.kind == status.KIND:
+        # Every status line is an entry of its own, dated by its note (said again or not).
+        kept.points.append(pt.Point("status", source, cand.statement).format())
+        kept.weight += 1.0
+        return
     for raw in cand.points:
         p = pt.parse(raw)
         if p.role == "said":
@@ -204,15 +214,31 @@ def echo_lines(note: Note, cands: Sequence[Candidate], index: int,
     return out
 
 
-def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None
-            ) -> tuple[list[dict[str, object]], dict[str, str]]:
+def lone_status_keys(notes: Sequence[tuple[Note, dict[str, object]]]) -> dict[str, str]:
+    """The workstream keys that the status lines of fewer than two of these notes are said
+    under (status.keyed_lines): a project only if the vault keeps its node already. Normal key
+    -> key as first written."""
+    out: dict[str, str] = {}
+    said: dict[str, set[str]] = {}
+    for note, meta in notes:
+        for key, _, _ in status.keyed_lines(note, structure.title_of(note, meta)):
+            out.setdefault(status.normal_key(key), key)
+            said.setdefault(status.normal_key(key), set()).add(note.path)
+    return {k: key for k, key in out.items() if len(said[k]) < status.MIN_NOTES}
+
+
+def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None,
+            projects: Collection[str] = ()) -> tuple[list[dict[str, object]], dict[str, str]]:
     """Units (as the mappings an LLM would return) for a batch of notes, and for every note
-    that gave none a short reason specific to it. No cap: every unit found is returned."""
+    that gave none a short reason specific to it. No cap: every unit found is returned.
+    `projects`: the normal keys of the workstreams the vault keeps a status node for
+    (status.py)."""
     candidates: list[Candidate] = []
     said: list[profile.Said] = []
     speakers: set[str] = set()
     skipped: dict[str, str] = {}
     echoes: list[Candidate] = []
+    drafts: list[tuple[int, Note, dict[str, object], list[Candidate], str]] = []
     for index, (note, meta) in enumerate(notes):
         conversation = conversation_facts(note, meta, index)
         if conversation is not None:
@@ -223,6 +249,14 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                 skipped[note.path] = reason
             continue
         cands, reason = structure.note_candidates(note, meta, index)
+        drafts.append((index, note, meta, cands, reason))
+    # A status line leaves its unit only for a project: a key several notes report on, or one
+    # the vault keeps a status node for (tried on copies: `take` changes what it takes from).
+    keys = status.projects([status.take(note, [copy.copy(c) for c in cands], index,
+                                        structure.title_of(note, meta))
+                            for index, note, meta, cands, _ in drafts], projects)
+    for index, note, meta, cands, reason in drafts:
+        cands += status.take(note, cands, index, structure.title_of(note, meta), keys)
         leads = lead_ins(note)
         said_under(note, cands, leads)
         for c in cands:

@@ -34,6 +34,7 @@ _ROLE = {
         "corroborate": "It was stated again in",
         "refine": "The added detail comes from",
         "correct": "The correction is based on",
+        "status": "A status line was reported in",
     },
     "zh": {
         "procedure": "操作步骤记录于",
@@ -50,6 +51,7 @@ _ROLE = {
         "corroborate": "再次出现于",
         "refine": "补充内容来自",
         "correct": "更正依据",
+        "status": "进展记录于",
     },
 }
 CLAIM_WORDS = 16
