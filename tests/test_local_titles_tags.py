@@ -304,3 +304,11 @@ def test_a_correction_block_is_the_nodes_own_words() -> None:
             "2026-03-02: retention goes to 14 days, Dana OK'd it; the earlier claim was "
             "\u201cRetention is 7 days\u201d, per [[daily/x.md]].\n")
     assert "Dana" in tags.entity_tags(node, [], 3)
+
+
+def test_a_status_node_is_tagged_with_its_whole_project() -> None:
+    node = ("---\nname: Async postings status\ndescription: x\nkind: observation\n"
+            "project: Async postings\n---\nStatus:\n- 2026-02-03: Async shadow mode starts, "
+            "Tomasz says.\n")
+    found = tags.entity_tags(node, [], 3)
+    assert found[0] == "Async postings" and "Async" not in found, found

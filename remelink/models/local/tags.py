@@ -366,6 +366,14 @@ def entity_tags(text: str, existing: list[str], max_tags: int) -> list[str]:
     found = candidates(text)
     prose = _prose(text).lower()
     out: list[str] = []
+    # A project's status node (status.py) is tagged with its project, whose name the node's
+    # words may show only in part (`Async postings`: `Async`).
+    project = re.search(r"\A---\n(?:.*\n)*?project:[ \t]*['\"]?([^'\"\n]+?)['\"]?[ \t]*\n",
+                        text)
+    if project:
+        key = project.group(1).strip()
+        out.append(key)
+        found = {n: v for n, v in found.items() if n not in key.split()}
     for tag in existing:
         probe = tag.replace("_", " ").lower()
         # A vault tag is reused when the node names it as an entity: its spelling wins.
