@@ -316,11 +316,54 @@ def til(side: splits.Side, n: int, keep: Path | None) -> Figures:
         seconds, cpu, state = _run(vault)
         fig = Figures("til-simonw", splits.label(side), len(chosen), seconds, cpu,
                       judged=_judged(state))
-        read_figures(fig, vault, notes)
+        nodes = read_figures(fig, vault, notes)
+        topics = {_til_rel(note): note.path.split("/", 1)[0] for note in chosen}
+        by_til = {note.path.removesuffix(".md"): _til_rel(note) for note in chosen}
+        fig.extra.update(til_links(nodes, notes, topics, by_til))
         if keep is not None:
             shutil.rmtree(keep, ignore_errors=True)
             shutil.copytree(vault, keep)
     return fig
+
+
+def _til_rel(note: splits.TilNote) -> str:
+    topic, name = note.path.split("/", 1)
+    return f"resource/{note.date}/{topic}-{name.replace('/', '-')}".removesuffix(".md")
+
+
+_TIL_URL = re.compile(r"til\.simonwillison\.net/([\w-]+/[\w.-]+)")
+
+
+def til_links(nodes: list[Node], notes: dict[str, str], topics: dict[str, str],
+              by_til: dict[str, str]) -> dict[str, str]:
+    """Links between nodes, read by the notes they cite: how many join notes of one tool (the
+    til folder), and how many of the sampled notes that link each other (a til URL of the
+    other) have nodes linked."""
+    of_path = {n.path.removesuffix(".md"): n for n in nodes}
+    pairs: set[tuple[str, str]] = set()
+    for node in nodes:
+        for target in _WIKILINK.findall(node.body):
+            other = of_path.get(target.strip().removesuffix(".md"))
+            if other is not None and other is not node:
+                pairs |= {(a, b) for a in node.cites for b in other.cites if a != b}
+    node_pairs = {frozenset((a, b)) for a, b in pairs}
+    same = sum(1 for p in node_pairs if len({topics.get(x) for x in p}) == 1)
+    linked = set()
+    for rel, text in notes.items():
+        for slug in _TIL_URL.findall(text):
+            other = by_til.get(slug)
+            if other and other != rel:
+                linked.add(frozenset((rel, other)))
+    found = sum(1 for p in linked if p in node_pairs)
+    counts: dict[str, int] = {}
+    for topic in topics.values():
+        counts[topic] = counts.get(topic, 0) + 1
+    total = len(topics) * (len(topics) - 1) // 2
+    chance = sum(c * (c - 1) // 2 for c in counts.values()) / max(1, total)
+    return {"note pairs joined by a node link": f"{len(node_pairs)}, {same} of them notes of "
+                                                f"one tool ({same / max(1, len(node_pairs)):.0%}; "
+                                                f"any two notes: {chance:.0%})",
+            "notes that link each other, nodes linked": f"{found}/{len(linked)}"}
 
 
 def realvault(side: splits.Side, keep: Path | None) -> Figures:

@@ -1,10 +1,14 @@
 """SPEC §4: a note's markdown links reach its node as markdown (issue 21: URLs kept)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from dream_support import run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from remelink import mdblocks
 from remelink.index.nodes import searchable_body
 from remelink.models.local import weblinks
 
@@ -83,3 +87,41 @@ def test_two_links_on_one_line_are_both_put_back() -> None:
              ("instr()", "[instr()](https://sqlite.org/instr)")]
     assert weblinks.relink("Use substr() with instr() here.\n", links) == \
         "Use [substr()](https://sqlite.org/substr) with [instr()](https://sqlite.org/instr) here.\n"
+
+
+def test_no_link_goes_into_code_after_a_span_holding_a_fence() -> None:
+    """A double-backtick span holding ``` is one span, not a fence: the code block after it is
+    still code (a link put there made the guard refuse the write as invented code)."""
+    links = [("fenced_code", "[fenced_code](https://x.example/fc)")]
+    prose = ("Handle `` ```python `` at the start of a block, with fenced_code.\n\n"
+             "```python\nmd = Markdown(extensions=[\"toc\", \"fenced_code\"])\n```\n")
+    out = weblinks.relink(prose, links)
+    assert "with [fenced_code](https://x.example/fc)." in out
+    assert 'extensions=["toc", "fenced_code"]' in out
+    item = "1. Run it:\n   ```\n   use fenced_code here\n   ```\n"
+    assert weblinks.relink(item, links) == item
+
+
+_WORDS = st.sampled_from(["Cloudflare", "fenced_code", "the README", "vips", "just", "here",
+                          "pip-tools", "`code`", "x"])
+_LINE = st.lists(_WORDS, min_size=1, max_size=6).map(" ".join)
+_PIECE = st.one_of(
+    _LINE,
+    _LINE.map(lambda t: f"- {t}"),
+    _LINE.map(lambda t: f"`` ```{t} ``"),
+    st.lists(_LINE, min_size=1, max_size=3).map(lambda ls: "```\n" + "\n".join(ls) + "\n```"),
+    st.lists(_LINE, min_size=1, max_size=2).map(
+        lambda ls: "1. Step:\n   ```\n" + "\n".join(f"   {x}" for x in ls) + "\n   ```"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PIECE, min_size=1, max_size=6).map("\n\n".join))
+def test_relink_never_changes_code_and_only_adds_links(prose: str) -> None:
+    """Property: whatever the prose, relink leaves every piece of code as it was, and taking
+    the links it added back out gives the prose it was given."""
+    links = [("Cloudflare", "[Cloudflare](https://c.example)"),
+             ("fenced_code", "[fenced_code](https://f.example)"),
+             ("the README", "[the README](https://r.example)"), ("just", "[just](https://j.example)")]
+    out = weblinks.relink(prose, links)
+    assert list(mdblocks.iter_code(out)) == list(mdblocks.iter_code(prose))
+    assert re.sub(r"\[([^\[\]]*)\]\(https://\w\.example\)", r"\1", out) == prose

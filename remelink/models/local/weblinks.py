@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from remelink import mdblocks
 from remelink.models.local import fenced, write
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
@@ -23,10 +24,9 @@ from remelink.models.local import text as tx
 # `Foo_(bar)`), never a space. Linear: no part holds the bracket that closes it.
 _LINK_RE = re.compile(r"(!?)\[([^\[\]\n]{1,300})\]\(((?:[^()\s]|\([^()\s]*\)){1,2000})\)")
 _SOURCES_RE = re.compile(r"^##[ \t]+(?:sources|来源)\b", re.I | re.M)
-# What prose already holds that a link's words must not be found inside: code (spans, fences),
-# wikilinks, markdown links.
-_TAKEN_RE = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`|!?\[\[[^\]\n]*\]\]|"
-                       r"!?\[[^\[\]\n]*\]\([^)\s]*\)", re.S)
+# What prose already holds that a link's words must not be found inside, besides code (see
+# _free): wikilinks and markdown links.
+_TAKEN_RE = re.compile(r"!?\[\[[^\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^)\s]*\)")
 
 
 def in_note(text: str) -> list[tuple[str, str]]:
@@ -66,6 +66,22 @@ def _masked(m: re.Match[str]) -> str:
     return re.sub(r"[^\n]", "\0", m.group(0))
 
 
+def _free(prose: str, closed: Sequence[bool]) -> str:
+    """`prose` with what no link may go in blanked, lines kept: the lines `closed` marks, code
+    blocks (markdown's blocks: a fence inside a list item too), code spans (CommonMark's: a
+    double-backtick span holding ``` is one span, no fence), wikilinks and links."""
+    lines = prose.split("\n")
+    shut = list(closed)
+    for block in mdblocks.parse(prose):
+        if block.kind == "code":
+            for i in range(block.line, min(len(lines), block.line + block.text.count("\n") + 1)):
+                shut[i] = True
+    text = "\n".join("\0" * len(line) if off else line
+                     for line, off in zip(lines, shut, strict=True))
+    text = fenced.TOKEN_RE.sub(_masked, mdblocks.mask_code(text))
+    return _TAKEN_RE.sub(_masked, text)
+
+
 def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> str:
     """`prose` (new text for a node, Sources section included or not) with each link put back
     on its words (where they first stand, see below), outside code, wikilinks, links, Sources
@@ -82,9 +98,7 @@ def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> s
     closed = [line in old or line not in own for line in head.split("\n")]
     # Longer words first: `vips dzsave` is placed before `vips` could take its first word.
     for words, link in sorted(links, key=lambda wl: -len(wl[0])):
-        free = fenced.TOKEN_RE.sub(_masked, _TAKEN_RE.sub(_masked, head))
-        free = "\n".join("\0" * len(line) if shut else line
-                         for line, shut in zip(free.split("\n"), closed, strict=True))
+        free = _free(head, closed)
         # An image shown by its alt text keeps its mark: `!alt` is the image.
         shown = ("!" + words) if link.startswith("!") else words
         hits = list(re.finditer(rf"(?<![\w\[!]){re.escape(shown)}(?![\w\]])", free))
