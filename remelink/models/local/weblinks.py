@@ -109,4 +109,7 @@ def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> s
         if len(hits) == 1 or (hits and _names_something(words)):
             m = hits[0]
             head = head[:m.start()] + link + head[m.end():]
-    return head + tail
+    out = head + tail
+    # Never at the cost of the write: a link in code would be refused as invented code.
+    return out if out == prose or list(mdblocks.iter_code(out)) == list(
+        mdblocks.iter_code(prose)) else prose
