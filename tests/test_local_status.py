@@ -378,3 +378,55 @@ def test_a_project_forms_across_nightly_runs_of_one_note_each(tmp_path: Path) ->
     assert all(r["verdict"] in ("units", "nothing") and r["status"] == "processed"
                for r in state["inputs"].values())
     assert lint_links(["--vault", str(tmp_path)]) == 0
+
+
+def _held(root: Path) -> list[tuple[str, list[str]]]:
+    import json
+
+    state = json.loads((root / ".remelink/state.json").read_text(encoding="utf-8"))
+    return sorted((r["name"], r["paths"]) for r in state["units"].values()
+                  if r["status"] == "held")
+
+
+def test_a_held_line_follows_its_note(tmp_path: Path) -> None:
+    first = _nightly(tmp_path, 1)
+    sync = "daily/2026-04-06/platform-sync.md"
+    assert _held(tmp_path) == [("Cache warmup too slow", [sync]),
+                               ("Ledger export", [sync]), ("Search reindex", [sync])]
+    # Edited, the note's held lines are what it says now (none kept twice).
+    edited = NIGHTLY[0][1].replace("40 minutes", "45 minutes")
+    dream(tmp_path, {sync: edited})
+    held = _held(tmp_path)
+    assert [n for n, _ in held] == ["Cache warmup too slow", "Ledger export", "Search reindex"]
+    # Deleted, they go with it; the digest keeps what it had.
+    (tmp_path / sync).unlink()
+    after = dream(tmp_path, {})
+    assert _held(tmp_path) == []
+    assert set(first) <= set(after)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.permutations(range(len(NIGHTLY))))
+def test_nightly_runs_in_any_order_give_verdicts_clean_links_and_no_lone_project(
+        order: list[int]) -> None:
+    import json
+    import tempfile
+
+    from remelink.lint import main as lint_links
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        notes: dict[str, str] = {}
+        for i in order:
+            notes.update([NIGHTLY[i]])
+            digest = dream(root, notes)
+        state = json.loads((root / ".remelink/state.json").read_text(encoding="utf-8"))
+        assert all(r["status"] == "processed" and r["verdict"] in ("units", "nothing")
+                   for r in state["inputs"].values()) and len(state["inputs"]) == len(NIGHTLY)
+        assert lint_links(["--vault", str(root)]) == 0
+        projects = _projects(digest)
+        # The keys two notes report on are projects whatever the order; a one-note key never.
+        assert sorted(projects) == ["Ledger export", "Search reindex"]
+        assert _status_lines(digest[projects["Search reindex"]]) == \
+            ["2026-04-06", "2026-04-10", "2026-04-15"]
+        assert [n for n, _ in _held(root)] == ["Cache warmup too slow"]
