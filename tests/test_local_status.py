@@ -430,3 +430,14 @@ def test_nightly_runs_in_any_order_give_verdicts_clean_links_and_no_lone_project
         assert _status_lines(digest[projects["Search reindex"]]) == \
             ["2026-04-06", "2026-04-10", "2026-04-15"]
         assert [n for n, _ in _held(root)] == ["Cache warmup too slow"]
+
+
+def test_the_earlier_note_edited_updates_its_entry_of_the_project(tmp_path: Path) -> None:
+    node = _projects(_nightly(tmp_path, 2))["Search reindex"]
+    sync, text = NIGHTLY[0]
+    after = dream(tmp_path, {sync: text.replace("30 % of shards done", "35 % of shards done")})
+    # The note whose held line formed the project lists the project's unit: its edit updates
+    # its own dated entry there (no second 04-06 entry).
+    assert _status_lines(after[node]) == ["2026-04-06", "2026-04-10"]
+    assert f"Edited in [[{sync}]], it now says: Reindex of the catalogue started on Monday, " \
+        "35 % of shards done." in after[node]
