@@ -414,12 +414,14 @@ _ALL_AT_ONCE = {"en": "Give every unit in one answer.", "zh": "在一次回答�
 
 def extract_messages(*, date: str, window: list[str], hint: str | None, max_units: int,
                      changed_paths: list[str], material: str, language: str,
-                     edited: dict[str, list[str]] | None = None) -> list[dict[str, str]]:
+                     edited: dict[str, list[str]] | None = None,
+                     held: list[dict[str, object]] | None = None) -> list[dict[str, str]]:
     """System and user messages for one extraction batch. The JSON block carries the task in a
     form both an LLM and the local engine read; the material follows for the LLM.
 
     `max_units` is the page size of one answer (0: one answer); `edited` the units the edited
-    notes gave last time, so that a restated unit keeps its name."""
+    notes gave last time, so that a restated unit keeps its name; `held` the units held for a
+    later note (units.HELD_KIND), given to an engine that asks for them (`takes_held`)."""
     zh = language == "zh"
     lang = "zh" if zh else "en"
     pages = Template(_PAGES[lang]).substitute(n=max_units) if max_units else _ALL_AT_ONCE[lang]
@@ -427,6 +429,8 @@ def extract_messages(*, date: str, window: list[str], hint: str | None, max_unit
     task: dict[str, object] = {"task": "extract", "date": date, "window": window,
                                "hint": hint or None, "max_units": max_units,
                                "changed_paths": changed_paths}
+    if held:  # units held for a later note (units.HELD_KIND): only an engine asking gets them
+        task["held"] = held
     head = "任务" if zh else "Task"
     body = "变化的材料" if zh else "Changed material"
     user = f"{head}:\n```json\n{json.dumps(task, ensure_ascii=False, indent=2)}\n```\n\n"

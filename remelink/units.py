@@ -37,6 +37,13 @@ SOURCE_EXTS = (".md", ".markdown", ".txt")
 LINE_KIND = "echo"
 
 
+# The kind of a unit that is worth a node only once another note reports on the same (a
+# workstream's status line, said alone in its run): the pipeline keeps it in the checkpoint,
+# never integrates it, and gives it back to the extraction of later runs (`held` in the task,
+# for an engine that asks for it), where a note reporting on the same makes it part of a unit.
+HELD_KIND = "held"
+
+
 def quiet(kind: str, ok: bool, changed: bool) -> bool:
     """A line's unit (LINE_KIND) that was integrated and changed nothing."""
     return kind == LINE_KIND and ok and not changed

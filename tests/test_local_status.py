@@ -319,3 +319,125 @@ def test_looking_for_the_vaults_status_nodes_takes_two_turns_at_most() -> None:
                          "# Sync\n\n## Search reindex\n- Reindex started, 10 % done.\n"), {})
              for d in (1, 2)]
     assert model._projects_known(twice, []) == (set(), [])
+
+
+# A nightly run sees one new note: a key reported by notes of different runs is a project all
+# the same. The one-note key (`Cache warmup too slow`) is held in the checkpoint, never a node.
+NIGHTLY = [
+    ("daily/2026-04-06/platform-sync.md", NOTES["daily/2026-04-06/platform-sync.md"] + """
+## Cache warmup too slow
+- Cache warmup started 40 minutes after the deploy, p99 latency hit 900 ms in the first hour.
+"""),
+    ("daily/2026-04-10/weekly-status.md", NOTES["daily/2026-04-10/weekly-status.md"]),
+    ("daily/2026-04-15/sync.md", """# Sync 15 Apr
+
+## Search reindex
+- Reindex 90 % done, cut-over planned for 20 Apr.
+"""),
+]
+
+
+def _nightly(root: Path, nights: int) -> dict[str, str]:
+    return dream(root, dict(NIGHTLY[:nights]))
+
+
+def test_a_project_forms_across_nightly_runs_of_one_note_each(tmp_path: Path) -> None:
+    import json
+
+    from remelink.lint import main as lint_links
+
+    first = _nightly(tmp_path, 1)
+    assert _projects(first) == {}  # each key is one note's so far
+    line = "Reindex of the catalogue started on Monday, 30 % of shards done."
+    holder = [p for p, t in first.items() if line in t]
+    assert len(holder) == 1
+    second = _nightly(tmp_path, 2)
+    projects = _projects(second)
+    assert sorted(projects) == ["Ledger export", "Search reindex"]
+    reindex = second[projects["Search reindex"]]
+    assert _status_lines(reindex) == ["2026-04-06", "2026-04-10"]
+    assert f"- 2026-04-06: {line}" in reindex
+    sources = reindex.split("## Sources", 1)[1]
+    assert "[[daily/2026-04-06/platform-sync.md]]" in sources
+    assert "[[daily/2026-04-10/weekly-status.md]]" in sources
+    assert _status_lines(second[projects["Ledger export"]]) == ["2026-04-06", "2026-04-10"]
+    # The earlier line's own node keeps it (nodes never lose lines).
+    assert line in second[holder[0]]
+    third = _nightly(tmp_path, 3)
+    assert _projects(third) == projects
+    reindex = third[projects["Search reindex"]]
+    assert _status_lines(reindex) == ["2026-04-06", "2026-04-10", "2026-04-15"]
+    assert "[[daily/2026-04-15/sync.md]]" in reindex.split("## Sources", 1)[1]
+    # The one-note key is no project in any run, and its line is where it was.
+    for digest in (first, second, third):
+        assert not any("project: Cache warmup" in t for t in digest.values())
+    assert sum("p99 latency hit 900 ms" in t for t in third.values()) == 1
+    # Every note has its verdict and is processed; the links are clean.
+    state = json.loads((tmp_path / ".remelink/state.json").read_text(encoding="utf-8"))
+    assert sorted(state["inputs"]) == sorted(p for p, _ in NIGHTLY)
+    assert all(r["verdict"] in ("units", "nothing") and r["status"] == "processed"
+               for r in state["inputs"].values())
+    assert lint_links(["--vault", str(tmp_path)]) == 0
+
+
+def _held(root: Path) -> list[tuple[str, list[str]]]:
+    import json
+
+    state = json.loads((root / ".remelink/state.json").read_text(encoding="utf-8"))
+    return sorted((r["name"], r["paths"]) for r in state["units"].values()
+                  if r["status"] == "held")
+
+
+def test_a_held_line_follows_its_note(tmp_path: Path) -> None:
+    first = _nightly(tmp_path, 1)
+    sync = "daily/2026-04-06/platform-sync.md"
+    assert _held(tmp_path) == [("Cache warmup too slow", [sync]),
+                               ("Ledger export", [sync]), ("Search reindex", [sync])]
+    # Edited, the note's held lines are what it says now (none kept twice).
+    edited = NIGHTLY[0][1].replace("40 minutes", "45 minutes")
+    dream(tmp_path, {sync: edited})
+    held = _held(tmp_path)
+    assert [n for n, _ in held] == ["Cache warmup too slow", "Ledger export", "Search reindex"]
+    # Deleted, they go with it; the digest keeps what it had.
+    (tmp_path / sync).unlink()
+    after = dream(tmp_path, {})
+    assert _held(tmp_path) == []
+    assert set(first) <= set(after)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.permutations(range(len(NIGHTLY))))
+def test_nightly_runs_in_any_order_give_verdicts_clean_links_and_no_lone_project(
+        order: list[int]) -> None:
+    import json
+    import tempfile
+
+    from remelink.lint import main as lint_links
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        notes: dict[str, str] = {}
+        for i in order:
+            notes.update([NIGHTLY[i]])
+            digest = dream(root, notes)
+        state = json.loads((root / ".remelink/state.json").read_text(encoding="utf-8"))
+        assert all(r["status"] == "processed" and r["verdict"] in ("units", "nothing")
+                   for r in state["inputs"].values()) and len(state["inputs"]) == len(NIGHTLY)
+        assert lint_links(["--vault", str(root)]) == 0
+        projects = _projects(digest)
+        # The keys two notes report on are projects whatever the order; a one-note key never.
+        assert sorted(projects) == ["Ledger export", "Search reindex"]
+        assert _status_lines(digest[projects["Search reindex"]]) == \
+            ["2026-04-06", "2026-04-10", "2026-04-15"]
+        assert [n for n, _ in _held(root)] == ["Cache warmup too slow"]
+
+
+def test_the_earlier_note_edited_updates_its_entry_of_the_project(tmp_path: Path) -> None:
+    node = _projects(_nightly(tmp_path, 2))["Search reindex"]
+    sync, text = NIGHTLY[0]
+    after = dream(tmp_path, {sync: text.replace("30 % of shards done", "35 % of shards done")})
+    # The note whose held line formed the project lists the project's unit: its edit updates
+    # its own dated entry there (no second 04-06 entry).
+    assert _status_lines(after[node]) == ["2026-04-06", "2026-04-10"]
+    assert f"Edited in [[{sync}]], it now says: Reindex of the catalogue started on Monday, " \
+        "35 % of shards done." in after[node]

@@ -32,6 +32,7 @@ from remelink.dream.pages import PER_NOTE_CHARS, BatchResult, ExtractionFailed, 
 from remelink.dream.records import InputRecord, sha256
 from remelink.dream.sketch import sketch
 from remelink.errors import TRANSIENT, ModelError, NoteError, RemelinkError, RunModelError
+from remelink.units import HELD_KIND
 from remelink.vault import frontmatter
 from remelink.vault.boundary import FileBytes, vault_real
 from remelink.vault.notes import Note, decode, is_blank
@@ -212,13 +213,25 @@ def _record(ctx: RunContext, batch: list[Changed], result: BatchResult) -> None:
     judged = [item for item in batch if item[0] in result.judged]
     with ctx.state_lock:
         state = ctx.state
-        units, unstated = revisions.pair(state, [rel for rel, _, _ in judged], result.units)
+        rels = [rel for rel, _, _ in judged]
+        # A held unit (units.HELD_KIND) waits in the checkpoint for a later note: never
+        # integrated, never paired with what an edited note gave before.
+        held = [u for u in result.units if u.kind == HELD_KIND]
+        units, unstated = revisions.pair(state, rels,
+                                         [u for u in result.units if u.kind != HELD_KIND])
         ids = state.add_units(units, report.run_id)
+        held_ids = state.add_units(held, report.run_id)
+        for uid in held_ids:
+            if state.units[uid].status == "pending":
+                state.units[uid].status = "held"
+        ids += held_ids
+        units = [*units, *held]
+        dropped, used = state.use_held(units, rels)
         by_path: dict[str, list[str]] = {}
         for unit, uid in zip(units, ids, strict=True):
             for p in unit.paths:
                 by_path.setdefault(p, []).append(uid)
-        touched = list(ids)
+        touched = [*ids, *dropped]
         for gone in unstated:
             # Audited before the state is saved: a kill in between reports it again, never
             # loses it.
@@ -242,9 +255,9 @@ def _record(ctx: RunContext, batch: list[Changed], result: BatchResult) -> None:
                 entry["reason"] = verdict.reason
             report.inputs[rel] = entry
             ctx.reporter.advance("extract", rel)
-        report.units_extracted += len(units)
+        report.units_extracted += len(units) - len(held)
         report.revised += sum(1 for u in units if u.revises is not None)
-        ctx.save_state(units=touched, inputs=[rel for rel, _, _ in judged])
+        ctx.save_state(units=touched, inputs=list(dict.fromkeys([*rels, *used])))
 
 
 def _salvage(ctx: RunContext, items: list[Changed], partial: BatchResult,

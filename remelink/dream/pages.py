@@ -81,8 +81,9 @@ class _PageJudge:
     """Judges the answers of one page: a repair while turns are left, then what is usable."""
 
     def __init__(self, paths: list[str], units: dict[str, Unit], verdicts: dict[str, Verdict],
-                 repair_turns: int, language: str) -> None:
+                 repair_turns: int, language: str, cited: list[str] | None = None) -> None:
         self.paths, self.units, self.verdicts = paths, units, verdicts
+        self.cited = cited or paths  # the notes a unit may cite: the batch's, the held units
         self.repair_turns, self.language = repair_turns, language
         self.answers = 0
         self.left: list[str] = []
@@ -97,7 +98,7 @@ class _PageJudge:
             return Feedback(f'No extraction object found ({said}{why}). Answer with one JSON '
                             'object {"units": [...], "verdicts": [...], "more": false} and '
                             'nothing else.', f"no extraction object found ({said}{why})")
-        page = read_page(data, self.paths)
+        page = read_page(data, self.cited)
         unjudged = [] if page.more else missing(
             self.paths, [*self.units.values(), *page.units], {**self.verdicts, **page.verdicts})
         problems = page.problems + unjudged
@@ -120,11 +121,19 @@ def extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]],
     language = ctx.settings.language if ctx.settings.language != "auto" else \
         detect_language(text[:20_000])
     page_size = ctx.max_units
+    # The units held for a later note (units.HELD_KIND), for an engine that asks for them: a
+    # unit of this batch may take one up and cite its note.
+    held: list[Unit] = []
+    if getattr(ctx.model, "takes_held", False):
+        with ctx.state_lock:
+            held = ctx.state.held_units(but=paths)
     messages: list[Message] = list(prompts.extract_messages(
         date=ctx.window.date if ctx.window else ctx.today,
         window=list(ctx.window.days) if ctx.window else [], hint=ctx.hint,
         max_units=page_size, changed_paths=paths, material=text, language=language,
-        edited=edited))
+        edited=edited, held=[{"name": u.name, "summary": u.summary, "paths": list(u.paths),
+                              "points": list(u.points)} for u in held]))
+    cited = list(dict.fromkeys([*paths, *(p for u in held for p in u.paths)]))
     ws = UnitWorkspace(ctx.vault, ctx.settings, None, lambda q, n, b: [])
     tools = toolbox(ws, read_only=True)
     dream = ctx.settings.auto_dream
@@ -132,7 +141,7 @@ def extract_batch(ctx: RunContext, batch: list[tuple[str, Note, str]],
     verdicts: dict[str, Verdict] = {}
     result = BatchResult([], {})
     for page_no in range(MAX_PAGES):
-        judge = _PageJudge(paths, units, verdicts, dream.repair_turns, language)
+        judge = _PageJudge(paths, units, verdicts, dream.repair_turns, language, cited)
         # The first page may read every note of the batch (a bounded number of reads a turn).
         reads = math.ceil(len(batch) / MAX_CALLS_PER_TURN) if page_no == 0 else 0
         base = len(messages)

@@ -15,7 +15,7 @@ from remelink.dream.untrusted import count, texts
 from remelink.dream.untrusted import text as _text
 from remelink.units import Revision, Unit
 
-UNIT_STATUSES = ("pending", "committing", "done", "failed")
+UNIT_STATUSES = ("pending", "committing", "done", "failed", "held")
 INPUT_STATUSES = ("pending", "processed", "failed", "invalid")
 VERDICTS = ("units", "nothing")
 
@@ -73,7 +73,7 @@ class InputRecord:
 @dataclass
 class UnitRecord:
     unit: Unit
-    status: str = "pending"  # pending | committing | done | failed
+    status: str = "pending"  # pending | committing | done | failed | held (units.HELD_KIND)
     attempts: int = 0
     error: str | None = None
     action: str | None = None

@@ -62,7 +62,7 @@ from remelink.dream.untrusted import (
     texts,
 )
 from remelink.errors import NoteError, StateError
-from remelink.units import Unit
+from remelink.units import HELD_KIND, Unit
 from remelink.vault import own
 from remelink.vault.boundary import read_file, vault_real
 from remelink.vault.paths import disk_path
@@ -387,6 +387,38 @@ class State:
                 touched.append(path)
         return touched
 
+    def held_units(self, but: Iterable[str] = ()) -> list[Unit]:
+        """The units held for a later note (units.HELD_KIND), but those citing `but`."""
+        skip = set(but)
+        return [rec.unit for rec in self.units.values()
+                if rec.status == "held" and not skip.intersection(rec.unit.paths)]
+
+    def use_held(self, units: Iterable[Unit], batch: Iterable[str]
+                 ) -> tuple[list[str], list[str]]:
+        """Drop the held units that `units` (a batch's extraction, integrated from now on) took
+        up: a unit citing a held unit's notes, none of them a note of the batch, under the held
+        unit's name (case and spacing aside). The held notes' records list the unit instead.
+        Returns (unit ids dropped, inputs whose records changed)."""
+        own = set(batch)
+        taking = [u for u in units if u.kind != HELD_KIND and set(u.paths) - own]
+        dropped: list[str] = []
+        touched: list[str] = []
+        for uid, rec in list(self.units.items()):
+            if rec.status != "held" or own.intersection(rec.unit.paths):
+                continue
+            by = next((u for u in taking if set(rec.unit.paths) <= set(u.paths) and
+                       _name(u.name) == _name(rec.unit.name)), None)
+            if by is None:
+                continue
+            dropped.append(uid)
+            touched += self.forget_unit(uid)
+            for path in rec.unit.paths:
+                record = self.inputs.get(path)
+                if record is not None and by.id not in record.units:
+                    record.units.append(by.id)
+                    touched.append(path)
+        return dropped, list(dict.fromkeys(touched))
+
     def note_written(self, target: str) -> None:
         if self.track_tags and target and target not in self.pending_tags:
             self.pending_tags.append(target)
@@ -403,9 +435,13 @@ class State:
         statuses = [self.units[u] for u in rec.units if u in self.units]
         if any(u.status == "failed" and u.attempts >= max_attempts for u in statuses):
             return "failed"
-        if all(u.status == "done" for u in statuses):
+        if all(u.status in ("done", "held") for u in statuses):
             return "processed"
         return "pending"
+
+
+def _name(name: str) -> str:
+    return " ".join(name.casefold().replace("-", " ").replace("_", " ").split())
 
 
 def _read_own(vault: Path, rel: str) -> bytes:

@@ -83,6 +83,9 @@ class LocalModel:
     # Nor does it pay for tokens: the first message carries every linked note of the unit, each
     # of which it searches (prompts.linked_rows bounds them for an LLM).
     prompt_budget = False
+    # A status line said alone in its run is held in the checkpoint (units.HELD_KIND) and given
+    # back to later extractions: a workstream forms when a later night's note reports on it.
+    takes_held = True
 
     def __init__(self, settings: Settings, *, idf: Callable[[str], float] | None = None) -> None:
         self.name = "local"
@@ -201,7 +204,8 @@ class LocalModel:
         if probes:  # is a status node kept for these keys already? (status.projects)
             return turn([("frontmatter_read", {"path": p}) for p in probes[:MAX_CALLS_PER_TURN]],
                         f"p{len(calls)}-")
-        units, skipped = self._extraction(notes, texts, known)
+        held = [h for h in task.get("held") or [] if isinstance(h, dict)]
+        units, skipped = self._extraction(notes, texts, known, held)
         verdicts: list[dict[str, str]] = []
         cited = {p for u in units for p in u["paths"]}  # type: ignore[attr-defined]
         for path in readable:
@@ -253,19 +257,21 @@ class LocalModel:
         return known, list(dict.fromkeys(probes))
 
     def _extraction(self, notes: list[tuple[Note, dict[str, object]]],
-                    texts: dict[str, list[str]], known: set[str]
+                    texts: dict[str, list[str]], known: set[str],
+                    held: Sequence[dict[str, Any]] = ()
                     ) -> tuple[list[dict[str, object]], dict[str, str]]:
         """The units and skip reasons of these notes, memoised by content: the pages of one
-        batch are one extraction (a pure function of the notes and of the status keys the vault
-        keeps a node for, so the memo is safe to share between parallel conversations)."""
+        batch are one extraction (a pure function of the notes, of the status keys the vault
+        keeps a node for and of the held status lines, so the memo is safe to share between
+        parallel conversations)."""
         key = hashlib.sha256(json.dumps([[[n.path, texts[n.path]] for n, _ in notes],
-                                         sorted(known)],
+                                         sorted(known), list(held)],
                                         ensure_ascii=False).encode("utf-8")).hexdigest()
         with self._memo_lock:
             hit = self._memo.get(key)
         if hit is not None:
             return hit
-        result = extract.extract(notes, same=self._same_statement, projects=known)
+        result = extract.extract(notes, same=self._same_statement, projects=known, held=held)
         with self._memo_lock:
             self._memo[key] = result
             while len(self._memo) > MEMO_SIZE:

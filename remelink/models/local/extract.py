@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from remelink.models.local import decide, profile, status, structure, transcript, weblinks, when
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
-from remelink.units import LINE_KIND
+from remelink.units import HELD_KIND, LINE_KIND
 from remelink.vault.notes import Note
 
 SameFn = Callable[[str, str], bool]
@@ -99,6 +99,9 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
     if cand.kind == status.KIND:
         # Every status line is an entry of its own, dated by its note (said again or not).
         kept.points.append(pt.Point("status", source, cand.statement).format())
+        kept.points += [pt.moved(p, kept.paths.index(cand.paths[pt.parse(p).source]))
+                        for p in cand.points if pt.parse(p).role == status.KIND
+                        and pt.parse(p).source < len(cand.paths)]
         kept.weight += 1.0
         return
     for raw in cand.points:
@@ -227,12 +230,32 @@ def lone_status_keys(notes: Sequence[tuple[Note, dict[str, object]]]) -> dict[st
     return {k: key for k, key in out.items() if len(said[k]) < status.MIN_NOTES}
 
 
+def held_candidates(held: Sequence[Mapping[str, object]]) -> list[Candidate]:
+    """The status lines held for a later note (units.HELD_KIND, the task's `held`), as the
+    candidates of their notes, before the batch's own."""
+    out: list[Candidate] = []
+    for i, h in enumerate(held):
+        name, summary = str(h.get("name") or ""), str(h.get("summary") or "")
+        paths = [str(p) for p in h.get("paths") or [] if isinstance(p, str)]  # type: ignore
+        if not (name and summary and paths):
+            continue
+        out.append(Candidate(kind=status.KIND, bucket="wiki", name=name, statement=summary,
+                             points=[str(p) for p in h.get("points") or []],  # type: ignore
+                             paths=paths, weight=1.0, order=(-1, i),
+                             roles={p: "finding" for p in paths},
+                             subject=status.normal_key(name)))
+    return out
+
+
 def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | None = None,
-            projects: Collection[str] = ()) -> tuple[list[dict[str, object]], dict[str, str]]:
+            projects: Collection[str] = (), held: Sequence[Mapping[str, object]] = ()
+            ) -> tuple[list[dict[str, object]], dict[str, str]]:
     """Units (as the mappings an LLM would return) for a batch of notes, and for every note
     that gave none a short reason specific to it. No cap: every unit found is returned.
     `projects`: the normal keys of the workstreams the vault keeps a status node for
-    (status.py)."""
+    (status.py); `held`: the status lines earlier runs held (units.HELD_KIND), each one more
+    note reporting on its key. A status line whose key is no project is returned as a held
+    unit, besides staying where it is: a later note reporting on the key makes it one."""
     candidates: list[Candidate] = []
     said: list[profile.Said] = []
     speakers: set[str] = set()
@@ -252,9 +275,13 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
         drafts.append((index, note, meta, cands, reason))
     # A status line leaves its unit only for a project: a key several notes report on, or one
     # the vault keeps a status node for (tried on copies: `take` changes what it takes from).
-    keys = status.projects([status.take(note, [copy.copy(c) for c in cands], index,
-                                        structure.title_of(note, meta))
-                            for index, note, meta, cands, _ in drafts], projects)
+    taken = [status.take(note, [copy.copy(c) for c in cands], index,
+                         structure.title_of(note, meta))
+             for index, note, meta, cands, _ in drafts]
+    earlier = held_candidates(held)
+    keys = status.projects([*taken, earlier], projects)
+    candidates += [c for c in earlier if c.subject in keys]
+    lone = merge([c for units in taken for c in units if c.subject not in keys])
     for index, note, meta, cands, reason in drafts:
         cands += status.take(note, cands, index, structure.title_of(note, meta), keys)
         leads = lead_ins(note)
@@ -275,6 +302,8 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
                                   "tells about themselves is specific enough to keep")
     # A note's echoes merge with nothing: each is compared with the nodes on its own.
     units = sorted(merge(candidates, same) + people + echoes, key=lambda c: c.order)
+    units += lone
+    held_ids = {id(c) for c in lone}
     by_path = {note.path: note for note, _ in notes}
     web = {path: weblinks.in_note(note.body) for path, note in by_path.items()
            if "](" in note.body}
@@ -289,5 +318,6 @@ def extract(notes: Sequence[tuple[Note, dict[str, object]]], *, same: SameFn | N
         kept = [p for k, path in enumerate(c.paths)
                 for p in weblinks.points(web.get(path, ()), words, k)]
         out.append({"name": c.name, "bucket": c.bucket, "summary": summary,
-                    "paths": list(c.paths), "points": [*c.points, *kept], "kind": c.kind})
+                    "paths": list(c.paths), "points": [*c.points, *kept],
+                    "kind": HELD_KIND if id(c) in held_ids else c.kind})
     return out, skipped

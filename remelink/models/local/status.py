@@ -222,8 +222,10 @@ def projects(taken: Sequence[Sequence[Candidate]], known: Collection[str] = ()) 
     """The keys that are projects: a workstream is what several notes report on. A key is one
     when the status lines of at least two notes of the run are said under it (`taken`: each
     note's status units, as `take` gives them with no `keys`), or when a node keeping its
-    status is in the vault already (`known`: normal keys). A key of one note alone (a retro's
-    problem heading, a `TIL:` lead-in) is no project: its line stays where it was."""
+    status is in the vault already (`known`: normal keys). A line an earlier run held for a
+    later note (units.HELD_KIND) is one of `taken`: a nightly run's note and an earlier night's
+    make a project. A key of one note alone (a retro's problem heading, a `TIL:` lead-in) is
+    no project: its line stays where it was, and is held (extract.extract)."""
     notes: dict[str, set[str]] = {}
     for units in taken:
         for c in units:
