@@ -152,6 +152,9 @@ def test_a_later_note_refines_the_project_node_in_date_order(tmp_path: Path) -> 
     assert "- 2026-04-08: Reindex blocked by the catalogue freeze until 9 Apr, 45 % of shards " \
         "done." in text
     assert "[[daily/2026-04-08/sync.md]]" in text.split("## Sources", 1)[1]
+    # Its description says where the project stands: the latest entry, before and after.
+    assert re.search(r"^description: '?Search reindex, as of 2026-04-15: ", first[node], re.M)
+    assert re.search(r"^description: '?Search reindex, as of 2026-04-15: ", text, re.M)
     # Every line it had is still there, in order (updates insert).
     old = first[node].split("---\n", 2)[2].splitlines()
     new = iter(text.split("---\n", 2)[2].splitlines())
@@ -367,6 +370,10 @@ def test_a_project_forms_across_nightly_runs_of_one_note_each(tmp_path: Path) ->
     assert _projects(third) == projects
     reindex = third[projects["Search reindex"]]
     assert _status_lines(reindex) == ["2026-04-06", "2026-04-10", "2026-04-15"]
+    # The description follows where the project stands: the latest entry of each run.
+    assert re.search(r"^description: '?Search reindex, as of 2026-04-10: ",
+                     second[projects["Search reindex"]], re.M)
+    assert re.search(r"^description: '?Search reindex[ ,（].{0,8}2026-04-15", reindex, re.M)
     assert "[[daily/2026-04-15/sync.md]]" in reindex.split("## Sources", 1)[1]
     # The one-note key is no project in any run, and its line is where it was.
     for digest in (first, second, third):

@@ -719,8 +719,14 @@ class LocalModel:
             old, new = write.edit_span(body, new_body)
             edit = json.dumps({"path": target, "old": old, "new": new}, ensure_ascii=False)
             action = "CORRECT" if revises and revises.get("changed") else "REFINE"
+            calls = [ToolCall("e1", "edit", edit)]
+            # The description says where the project stands: its latest entry.
+            stands = status.latest(new_body.replace("\r\n", "\n"), key, lang)
+            if stands and stands != _description_of(note):
+                calls.append(ToolCall("e2", "frontmatter_update", json.dumps(
+                    {"path": target, "metadata": {"description": stands}}, ensure_ascii=False)))
             return AssistantTurn(text=_plan(action, classes, len(related)),
-                                 tool_calls=(ToolCall("e1", "edit", edit),))
+                                 tool_calls=tuple(calls))
         choices = _project_paths(digest, key)
         free = next((p for p, _ in choices if p in missing), None)
         if free is None:
@@ -736,6 +742,7 @@ class LocalModel:
         parts += ["## Sources", "\n".join(write.source_sentence(s, r, lang) for s, r in roles)]
         body = "\n\n".join(parts) + "\n"
         title, description = status.title(key, lang)
+        description = status.latest(body, key, lang) or description
         metadata = {"kind": "observation", status.PROJECT_KEY: key}
         return AssistantTurn(
             text=_plan("CREATE", classes, len(related)),
@@ -1076,6 +1083,15 @@ def _parsed(paths: list[str], texts: dict[str, list[str]]
             meta = {}
         notes.append((note, meta))
     return notes
+
+
+def _description_of(note: Note) -> str:
+    from remelink.vault import frontmatter
+
+    try:
+        return str(frontmatter.load(note).get("description") or "")
+    except Exception:
+        return ""
 
 
 def _keeps(note: Note, key: str) -> bool:

@@ -254,6 +254,27 @@ def title(key: str, lang: str) -> tuple[str, str]:
     return f"{key} status", f"The status of {key}, dated, as the notes report it."
 
 
+def latest(body: str, key: str, lang: str) -> str:
+    """A project node's description once its list holds entries: where the project stands, its
+    latest entry (`Async postings, as of 2026-03-25: 3 producers flipped, 0 lost postings.`);
+    what a reader of a status wants first. '' without a dated entry."""
+    m = re.search(rf"^(?:{re.escape(LABEL['en'])}|{re.escape(LABEL['zh'])})[ \t]*\n"
+                  r"((?:- .*\n?)+)", body, re.M)
+    found = [d for d in (_LINE_RE.match(x) for x in m.group(1).split("\n")) if d] if m else []
+    if not found:
+        return ""
+    last = max(found, key=lambda d: d.group(1))  # the last line of the latest date
+    last = [d for d in found if d.group(1) == last.group(1)][-1]
+    text = _EDITED_RE.split(last.group(2))[-1].strip()
+    text = re.sub(r"\[\[[^\]|]*\|?([^\]]*)\]\]", r"\1", text)
+    if lang == "zh":
+        gap = "" if tx.is_cjk_text(key) else " "
+        out = f"{key}{gap}（截至 {last.group(1)}）：{text}"
+    else:
+        out = f"{key}, as of {last.group(1)}: {text}"
+    return out if len(out) <= 240 else out[:237].rsplit(" ", 1)[0] + "..."
+
+
 def dated(paths: Sequence[str], summary: str, points: Sequence[str], today: str
           ) -> list[tuple[str, str]]:
     """The unit's status entries as (date, line), in date order: each dated by the note it is
