@@ -916,3 +916,16 @@ def test_a_url_is_no_labelled_field() -> None:
     opening = "http://radio.garden/ is an amazing website which displays a 3D globe."
     assert shapes.description(opening, "en", "wiki", "Loading radio.garden") == opening
     assert shapes.stands_alone(opening)
+
+
+def test_a_block_right_after_a_pointer_to_a_long_block_starts_its_own_line() -> None:
+    """Two fenced blocks back to back, the first too long to copy: its pointer ends no line of
+    its own, so the next block's fence went on the pointer's line, the rest of the node fell
+    inside a block and the guard refused it as invented code (the note stayed pending)."""
+    long_block = ["```", *["data: x"] * (fenced.MAX_LINES + 5), "```"]
+    text = ("Output:" + fenced.pointer(long_block, 214, "resource/a.md") +
+            fenced.fold(["```bash", "llm 'say hi'", "```"]) + "\nThen it works.")
+    out = fenced.unfold(text)
+    assert out.split("\n") == ["Output: (The 35-line block is at line 214 of "
+                               "[[resource/a.md]].)", "```bash", "llm 'say hi'", "```",
+                               "Then it works."]

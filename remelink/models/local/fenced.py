@@ -198,7 +198,11 @@ def unfold(text: str) -> str:
         lines = "\n".join(indent + line if line else line for line in block.split("\n"))
         # A table starts a block of its own: a blank line before it (a fence needs none).
         gap = "\n\n" if block.startswith("|") else "\n"
-        out.append(before + (gap if before and not before.endswith("\n") else "") + lines)
+        # What the block follows on its line: the text before it, or with none, what was
+        # written last (a pointer to a long block right before it: `(The 65-line block is
+        # at line 214 of [[note]].)` ends no line of its own).
+        prior = before or (out[-1] if out else "")
+        out.append(before + (gap if prior and not prior.endswith("\n") else "") + lines)
         pos = m.end()
         rest = re.match(r"[ ]*[.。]?[ ]*", text[pos:])
         pos += rest.end() if rest else 0
