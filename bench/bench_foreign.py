@@ -14,7 +14,8 @@ Read from the digest it leaves:
   span or a fenced block of the node);
 - links kept: each markdown link of a note (outside code) written as the same link in a node
   citing the note, of the links whose words such a node holds;
-- notes with a verdict (a unit cites them, or "nothing worth keeping" with a reason);
+- notes with a verdict (a unit cites them, or "nothing worth keeping" with a reason), and units
+  failed (the engine's own guards refused its write: content lost until fixed);
 - titles that are labels: a node name (or description) that is one of the note's headings or a
   line label (`Rule of thumb:`), a person's name alone, or a single common word;
 - titles cut: a name that ends on a function word (`... on one`, `... because`, `的`) or at the
@@ -254,6 +255,13 @@ def _run(vault: Path) -> tuple[float, float, dict[str, object]]:
     return seconds, cpu, state
 
 
+def _failed(state: dict[str, object]) -> str:
+    """Units the engine failed to integrate (its own guards refused them): lost content."""
+    units = state.get("units", {}).values()  # type: ignore[attr-defined]
+    failed = [u for u in units if u.get("status") == "failed"]
+    return f"{len(failed)} of {len(units)}"
+
+
 def _judged(state: dict[str, object]) -> int:
     inputs = state["inputs"].values()  # type: ignore[attr-defined]
     return sum(1 for r in inputs if r.get("verdict") in ("units", "nothing") or r["units"])
@@ -316,6 +324,7 @@ def til(side: splits.Side, n: int, keep: Path | None) -> Figures:
         seconds, cpu, state = _run(vault)
         fig = Figures("til-simonw", splits.label(side), len(chosen), seconds, cpu,
                       judged=_judged(state))
+        fig.extra["units failed"] = _failed(state)
         nodes = read_figures(fig, vault, notes)
         topics = {_til_rel(note): note.path.split("/", 1)[0] for note in chosen}
         by_til = {note.path.removesuffix(".md"): _til_rel(note) for note in chosen}
@@ -382,6 +391,7 @@ def realvault(side: splits.Side, keep: Path | None) -> Figures:
         seconds, cpu, state = _run(vault)
         fig = Figures("realvault", splits.REALVAULT_DIRS[side], len(key.notes), seconds, cpu,
                       judged=_judged(state))
+        fig.extra["units failed"] = _failed(state)
         nodes = read_figures(fig, vault, notes)
         chatter = {p.removesuffix(".md") for p, note in key.notes.items() if note.chatter}
         fig.extra["chatter nodes"] = str(sum(
