@@ -54,6 +54,7 @@ sys.path.insert(0, str(HERE.parent))
 import splits  # noqa: E402
 
 from bench.realvault import code_segments  # noqa: E402
+from remelink.vault.links import WEB_LINK_RE  # noqa: E402
 
 SEED = 21
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -149,9 +150,6 @@ def note_code(text: str) -> list[str]:
     return items
 
 
-_WEB_LINK = re.compile(r"!?\[([^\[\]\n]{1,300})\]\((?:[^()\s]|\([^()\s]*\)){1,2000}\)")
-
-
 def note_links(text: str) -> list[tuple[str, str]]:
     """(words, link as written) of each markdown link or image outside code."""
     out: list[tuple[str, str]] = []
@@ -165,7 +163,7 @@ def note_links(text: str) -> list[tuple[str, str]]:
         for seg in code_segments(line):
             line = line.replace(f"`{seg}`", " ")
         out += [(m.group(1).replace("**", "").strip(), m.group(0))
-                for m in _WEB_LINK.finditer(line)]
+                for m in WEB_LINK_RE.finditer(line) if m.group(1).strip()]
     return out
 
 

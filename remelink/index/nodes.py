@@ -18,6 +18,7 @@ from typing import Any
 
 from remelink.errors import NoteError
 from remelink.vault.boundary import hidden_inside, read_prefix
+from remelink.vault.links import WEB_LINK_RE
 from remelink.vault.notes import BOM, Note, decode, parse_text
 from remelink.vault.paths import BUCKETS, nfc
 
@@ -243,16 +244,12 @@ def link_display(match: re.Match[str]) -> str:
     return name
 
 
-# A markdown link or image (`[the README](https://...)`); its URL may hold one level of brackets.
-_WEB_LINK_RE = re.compile(r"!?\[([^\[\]\n]{0,300})\]\((?:[^()\s]|\([^()\s]*\)){1,2000}\)")
-
-
 def searchable_body(body: str) -> str:
     """The body with every wikilink and markdown link replaced by its display text (paths and
     URLs are not prose: `github.com` in every linked note would match them all)."""
     if "[[" in body:
         body = _LINK_RE.sub(link_display, body)
-    return _WEB_LINK_RE.sub(r"\1", body) if "](" in body else body
+    return WEB_LINK_RE.sub(r"\1", body) if "](" in body else body
 
 
 def read_node(rel: str, stat: FileStat, digest: str, max_bytes: int, *,

@@ -20,6 +20,10 @@ LINK_RE = re.compile(r"(!?)\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*
 # LINK_RE without its leading `(!?)`: a pattern that starts with a literal lets the regex engine
 # jump from `[[` to `[[` (4x faster over a vault); the `!` of an embed is checked by hand.
 _BRACKETS_RE = re.compile(r"\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+# A markdown link or image, `[words](url)` / `![alt](url)` (group 1: its words); the URL may
+# hold one level of brackets (Wikipedia's `Foo_(bar)`), never a space. Linear: no part holds
+# the bracket that closes it.
+WEB_LINK_RE = re.compile(r"!?\[([^\[\]\n]{0,300})\]\((?:[^()\s]|\([^()\s]*\)){1,2000}\)")
 LINE_ANCHOR_RE = re.compile(r"^L\d+(?:-L\d+)?(?:,L\d+(?:-L\d+)?)*$")
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})(.*)$")

@@ -474,12 +474,7 @@ class LocalModel:
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
                  semantic: bool = True, links: Sequence[str] = (),
                  document: bool = False, cued: bool = False) -> decide.Comparison:
-        from remelink.vault import frontmatter
-
-        try:
-            meta = frontmatter.load(note)
-        except Exception:
-            meta = {}
+        meta = _meta(note)
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
         body = write.without_related_sentences(note.body.replace("\r\n", "\n"))
@@ -1072,36 +1067,27 @@ KIND_ROLE = "status"  # the Sources role of a note that reported a status line
 def _parsed(paths: list[str], texts: dict[str, list[str]]
             ) -> list[tuple[Note, dict[str, object]]]:
     """The notes read for an extraction, with their frontmatter ({} when it cannot be read)."""
-    from remelink.vault import frontmatter
-
-    notes: list[tuple[Note, dict[str, object]]] = []
-    for path in paths:
-        note = parse_text(path, "\n".join(texts[path]))
-        try:
-            meta: dict[str, object] = dict(frontmatter.load(note))
-        except Exception:
-            meta = {}
-        notes.append((note, meta))
-    return notes
+    return [(note, _meta(note)) for note in (parse_text(path, "\n".join(texts[path]))
+                                             for path in paths)]
 
 
-def _description_of(note: Note) -> str:
+def _meta(note: Note) -> dict[str, object]:
+    """A note's frontmatter, {} when it cannot be read."""
     from remelink.vault import frontmatter
 
     try:
-        return str(frontmatter.load(note).get("description") or "")
+        return dict(frontmatter.load(note))
     except Exception:
-        return ""
+        return {}
+
+
+def _description_of(note: Note) -> str:
+    return str(_meta(note).get("description") or "")
 
 
 def _keeps(note: Note, key: str) -> bool:
     """`note` keeps the status of workstream `key` (its frontmatter `project`)."""
-    from remelink.vault import frontmatter
-
-    try:
-        held = str(frontmatter.load(note).get(status.PROJECT_KEY) or "")
-    except Exception:
-        return False
+    held = str(_meta(note).get(status.PROJECT_KEY) or "")
     return bool(held) and status.normal_key(held) == status.normal_key(key)
 
 

@@ -243,6 +243,9 @@ def _is_line(text: str, line: str, entry: str) -> bool:
 LABEL = {"en": "Status:", "zh": "进展："}
 _DATE_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 _LINE_RE = re.compile(r"^- (\d{4}-\d{2}-\d{2})[:：] ?(.*)$")
+# A project node's status list: its label line, then its `- ` lines (group 1).
+_LIST_RE = re.compile(rf"^(?:{re.escape(LABEL['en'])}|{re.escape(LABEL['zh'])})[ \t]*\n"
+                      r"((?:- .*\n?)+)", re.M)
 
 
 def title(key: str, lang: str) -> tuple[str, str]:
@@ -258,8 +261,7 @@ def latest(body: str, key: str, lang: str) -> str:
     """A project node's description once its list holds entries: where the project stands, its
     latest entry (`Async postings, as of 2026-03-25: 3 producers flipped, 0 lost postings.`);
     what a reader of a status wants first. '' without a dated entry."""
-    m = re.search(rf"^(?:{re.escape(LABEL['en'])}|{re.escape(LABEL['zh'])})[ \t]*\n"
-                  r"((?:- .*\n?)+)", body, re.M)
+    m = _LIST_RE.search(body)
     found = [d for d in (_LINE_RE.match(x) for x in m.group(1).split("\n")) if d] if m else []
     if not found:
         return ""
@@ -305,8 +307,7 @@ def body_list(entries: Sequence[tuple[str, str]], lang: str) -> str:
 def add_entries(body: str, entries: Sequence[tuple[str, str]], lang: str) -> str | None:
     """The body with each entry not in it yet inserted into its status list in date order
     (after the lines of the same date); None when the body has no status list."""
-    m = re.search(rf"^(?:{re.escape(LABEL['en'])}|{re.escape(LABEL['zh'])})[ \t]*\n"
-                  r"((?:- .*\n?)+)", body, re.M)
+    m = _LIST_RE.search(body)
     if m is None:
         return None
     lines = m.group(1).rstrip("\n").split("\n")
@@ -340,8 +341,7 @@ def revise_entries(body: str, entries: Sequence[tuple[str, str]], lang: str, pat
     the note now says and the list lacks, with no such line left, is inserted as `add_entries`
     does. A line of that date is the note's when the node cites no other note of that date,
     else only when it says `old_statement`. None when the body has no status list."""
-    m = re.search(rf"^(?:{re.escape(LABEL['en'])}|{re.escape(LABEL['zh'])})[ \t]*\n"
-                  r"((?:- .*\n?)+)", body, re.M)
+    m = _LIST_RE.search(body)
     found = _DATE_RE.search(path)
     if m is None or found is None:
         return add_entries(body, entries, lang)

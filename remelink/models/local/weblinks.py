@@ -19,10 +19,8 @@ from remelink import mdblocks
 from remelink.models.local import fenced, write
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
+from remelink.vault.links import WEB_LINK_RE
 
-# `[words](url)` and `![alt](url)`; the URL may hold one level of brackets (Wikipedia's
-# `Foo_(bar)`), never a space. Linear: no part holds the bracket that closes it.
-_LINK_RE = re.compile(r"(!?)\[([^\[\]\n]{1,300})\]\(((?:[^()\s]|\([^()\s]*\)){1,2000})\)")
 _SOURCES_RE = re.compile(r"^##[ \t]+(?:sources|来源)\b", re.I | re.M)
 # What prose already holds that a link's words must not be found inside, besides code (see
 # _free): wikilinks and markdown links.
@@ -34,8 +32,8 @@ def in_note(text: str) -> list[tuple[str, str]]:
     outside code. Words shared by two different URLs are left out: nothing says which."""
     found: dict[str, set[str]] = {}
     prose = tx.around_code(text, lambda p: p, lambda code: " " * len(code))
-    for m in _LINK_RE.finditer(prose):
-        words = tx.clean_statement(m.group(2)).strip()
+    for m in WEB_LINK_RE.finditer(prose):
+        words = tx.clean_statement(m.group(1)).strip()
         if words and "\t" not in m.group(0):
             found.setdefault(words, set()).add(m.group(0))
     return [(words, next(iter(links))) for words, links in found.items() if len(links) == 1]
@@ -66,18 +64,23 @@ def _masked(m: re.Match[str]) -> str:
     return re.sub(r"[^\n]", "\0", m.group(0))
 
 
-def _free(prose: str, closed: Sequence[bool]) -> str:
-    """`prose` with what no link may go in blanked, lines kept: the lines `closed` marks, code
-    blocks (markdown's blocks: a fence inside a list item too), code spans (CommonMark's: a
-    double-backtick span holding ``` is one span, no fence), wikilinks and links."""
-    lines = prose.split("\n")
-    shut = list(closed)
+def _code_lines(prose: str) -> list[bool]:
+    """Which lines of `prose` are in a code block (markdown's blocks: a fence inside a list
+    item too). A link put in prose moves no line, so this holds while links go in."""
+    shut = [False] * (prose.count("\n") + 1)
     for block in mdblocks.parse(prose):
         if block.kind == "code":
-            for i in range(block.line, min(len(lines), block.line + block.text.count("\n") + 1)):
+            for i in range(block.line, min(len(shut), block.line + block.text.count("\n") + 1)):
                 shut[i] = True
+    return shut
+
+
+def _free(prose: str, closed: Sequence[bool]) -> str:
+    """`prose` with what no link may go in blanked, lines kept: the lines `closed` marks (code
+    blocks among them, _code_lines), code spans (CommonMark's: a double-backtick span holding
+    ``` is one span, no fence), wikilinks and links."""
     text = "\n".join("\0" * len(line) if off else line
-                     for line, off in zip(lines, shut, strict=True))
+                     for line, off in zip(prose.split("\n"), closed, strict=True))
     text = fenced.TOKEN_RE.sub(_masked, mdblocks.mask_code(text))
     return _TAKEN_RE.sub(_masked, text)
 
@@ -95,7 +98,8 @@ def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> s
     # The engine's own sentences (a related node's "See also ...") hold no words of the notes;
     # nor do the lines the node had. (Links put in keep every line where it was.)
     own = set(write.without_related_sentences(head).split("\n"))
-    closed = [line in old or line not in own for line in head.split("\n")]
+    closed = [line in old or line not in own or code for line, code in
+              zip(head.split("\n"), _code_lines(head), strict=True)]
     # Longer words first: `vips dzsave` is placed before `vips` could take its first word.
     for words, link in sorted(links, key=lambda wl: -len(wl[0])):
         free = _free(head, closed)
