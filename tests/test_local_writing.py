@@ -321,8 +321,46 @@ def test_a_title_keeps_the_case_of_the_identifier_it_opens_with(statement: str,
      "`execution_timeout=timedelta(hours=3)` on every task (normal run is 50 min),"),
     ("超时改成 3 小时，", "zh", "超时改成 3 小时，"),
     ("Keep the old index for 7 days", "en", "Keep the old index for 7 days."),
+    # A line ending in code or a bare URL gets no "." (it would read as part of them).
+    ("`/Users/me/Library/Caches/deno/pyodide.asm.wasm`", "en",
+     "`/Users/me/Library/Caches/deno/pyodide.asm.wasm`"),
+    ("Install it: `apt-get install gdb python3-dbg`", "en",
+     "Install it: `apt-get install gdb python3-dbg`"),
+    ("These days they live at https://registry.opendata.aws/terrain-tiles/", "en",
+     "These days they live at https://registry.opendata.aws/terrain-tiles/"),
+    ("脚本会保留原来的 key： `python -m tools.dlq_replay --rate 200`", "zh",
+     "脚本会保留原来的 key： `python -m tools.dlq_replay --rate 200`"),
+    ("Run `make` twice", "en", "Run `make` twice."),
+    ("See [the docs](https://example.org/docs)", "en", "See [the docs](https://example.org/docs)."),
 ])
 def test_a_line_ends_as_its_author_ended_it(line: str, lang: str, written: str) -> None:
     from remelink.models.local import edits
 
     assert edits.end(line, lang) == written
+
+
+_ITEM = st.one_of(
+    st.from_regex(r"\[[a-z][a-z0-9_]{2,10}-[0-9]\.[0-9]\.whl\]\(https://files\.example\.org/[a-z0-9]{4,8}\)",
+                  fullmatch=True),
+    st.from_regex(r"`/Users/me/Library/Caches/[a-z]{3,8}/[a-z]{3,8}\.(?:zip|wasm|json)`",
+                  fullmatch=True),
+    st.from_regex(r"Two [a-z]{4,9} (?:cables|dongles|laptops)", fullmatch=True))
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.lists(_ITEM, min_size=2, max_size=4, unique=True))
+def test_the_items_of_a_notes_list_are_written_as_its_author_wrote_them(items: list[str]) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from local_support import dream
+
+    note = ("# Packing for the conference talk\n\nThe talk setup needs two of everything, since "
+            "the demo machine and the backup machine both run the slides from local files.\n\n"
+            "To run the demo I had to bring the following:\n\n"
+            + "".join(f"- {item}\n" for item in items))
+    with tempfile.TemporaryDirectory() as tmp:
+        digest = dream(Path(tmp), {"resource/2026-03-02/packing.md": note})
+    lines = {line for text in digest.values() for line in text.splitlines()}
+    # No "." added to a name, a link or a path, and nothing else changed in the item.
+    assert [item for item in items if f"- {item}" not in lines] == []

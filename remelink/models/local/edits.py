@@ -17,9 +17,15 @@ def end(text: str, lang: str) -> str:
     text = text.strip()
     if not text or fenced.ends_with_block(text):
         return text
-    if text[-1] in ".!?。！？;；:：,，、":
-        return text  # ends as its author ended it (a list item ending "...,": no ",." added)
+    if text[-1] in ".!?。！？;；:：,，、" or _ENDS_IN_CODE_RE.search(text):
+        # Ends as its author ended it: a list item ending "...," gets no ",." added, and a
+        # line ending in a code span or a bare URL no "." (a path listed as "- `/tmp/x.zip`."
+        # reads as ending in a dot; an address "https://x.org/a." is copied with it).
+        return text
     return text + ("。" if lang == "zh" else ".")
+
+
+_ENDS_IN_CODE_RE = re.compile(r"`\s*$|(?:^|\s)https?://\S*[^\s)]$")
 
 
 # -- additive updates ------------------------------------------------------------------------------

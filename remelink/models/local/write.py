@@ -309,10 +309,13 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
              if tx.clean_statement(line).removeprefix("- ") not in tx.clean_statement(summary)]
     kept, left = _taught(lines, statement)
     for line in kept:
+        # An item of the note's list ends as its author ended it (`- [deno.zip](url)`, `-
+        # Two laptop power supplies`): a "." would be added to a name, a link or a path.
+        line = line.strip() if line.startswith("- ") else _end(line, lang)
         if line.startswith("- ") and parts[-1].startswith("- "):
-            parts[-1] += "\n" + _end(line, lang)  # the items of one list stay one list
+            parts[-1] += "\n" + line  # the items of one list stay one list
         else:
-            parts.append(_end(line, lang))
+            parts.append(line)
     extra = _new_points(roles.get("point", []) + roles.get("failure", []), summary)
     if extra:
         parts.append(condense(_join(extra[:6], lang), lang))
