@@ -53,9 +53,9 @@ def integrate_note(ctx: IntegrationContext, path: str, name: str, summary: str,
     return result
 
 
-def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
-    """Write `notes` into a fresh vault, dream it once with the local engine (no embedder),
-    and return the digest (path -> text)."""
+def dream(root: Path, notes: dict[str, str], today: str | None = None) -> dict[str, str]:
+    """Write `notes` into a fresh vault, dream it once with the local engine (no embedder;
+    `today`: the run's date, default the clock), and return the digest (path -> text)."""
     from remelink.dream.run import DreamOptions, run_dream
 
     for rel, text in notes.items():
@@ -64,7 +64,7 @@ def dream(root: Path, notes: dict[str, str]) -> dict[str, str]:
         path.write_text(text, encoding="utf-8")
     (root / "digest").mkdir(exist_ok=True)
     settings = replace(Settings(), embedder="none")
-    report = run_dream(root, settings, LocalModel(settings), DreamOptions())
+    report = run_dream(root, settings, LocalModel(settings), DreamOptions(today=today))
     failed = [(u.name, u.error) for u in report.units if u.status == "failed"]
     assert failed == [] and report.ok
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")

@@ -412,6 +412,33 @@ def test_a_held_line_follows_its_note(tmp_path: Path) -> None:
     assert set(first) <= set(after)
 
 
+def test_a_held_line_waits_a_quarter_for_a_later_note(tmp_path: Path) -> None:
+    import datetime as dt
+    import json
+
+    from remelink.dream.state import HELD_DAYS
+
+    first = _nightly(tmp_path, 1)
+    held = _held(tmp_path)
+    assert len(held) == 3
+    day = dt.date.today()
+    # Within the quarter the lines wait; a run after it forgets them (the checkpoint stays
+    # bounded over years of nightly runs) and the digest keeps every line it had.
+    assert dream(tmp_path, {}, today=(day + dt.timedelta(days=HELD_DAYS)).isoformat()) == first
+    assert _held(tmp_path) == held
+    late = (day + dt.timedelta(days=HELD_DAYS + 1)).isoformat()
+    assert dream(tmp_path, {}, today=late) == first
+    assert _held(tmp_path) == []
+    state = json.loads((tmp_path / ".remelink/state.json").read_text(encoding="utf-8"))
+    record = state["inputs"][NIGHTLY[0][0]]
+    assert record["status"] == "processed" and record["verdict"] == "units"
+    assert all(uid in state["units"] for uid in record["units"])
+    # A note on one of those workstreams after that starts afresh: no project from a line
+    # the vault forgot waiting for.
+    later = dream(tmp_path, dict(NIGHTLY[:2]), today=late)
+    assert _projects(later) == {}
+
+
 @settings(max_examples=6, deadline=None)
 @given(st.permutations(range(len(NIGHTLY))))
 def test_nightly_runs_in_any_order_give_verdicts_clean_links_and_no_lone_project(

@@ -103,8 +103,10 @@ def _changed_inputs(ctx: RunContext) -> Iterator[Changed]:
     # Processed notes that are gone: renamed (their checkpoint moves), or deleted (SPEC §9.3).
     held = moves.settle(ctx, paths, {rel: moves.Seen(r[1], r[0].data)
                                      for rel, r in reads.items() if not isinstance(r, str)})
-    if sketched:
-        ctx.save_state(inputs=sketched)
+    with ctx.state_lock:
+        expired, changed = state.expire_held(ctx.today)
+    if sketched or expired:
+        ctx.save_state(units=expired, inputs=[*sketched, *changed])
     for rel in paths:
         read = reads[rel]
         if rel in held:

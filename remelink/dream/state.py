@@ -35,6 +35,7 @@ every note again (integration is additive, so nothing is lost, but work is repea
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from collections.abc import Iterable
@@ -66,6 +67,9 @@ from remelink.units import HELD_KIND, Unit
 from remelink.vault import own
 from remelink.vault.boundary import read_file, vault_real
 from remelink.vault.paths import disk_path
+
+# How long a held unit waits for a later note on its workstream (State.expire_held): a quarter.
+HELD_DAYS = 92
 
 VERSION = 2
 STATE_FILE = ".remelink/state.json"
@@ -392,6 +396,30 @@ class State:
         skip = set(but)
         return [rec.unit for rec in self.units.values()
                 if rec.status == "held" and not skip.intersection(rec.unit.paths)]
+
+    def expire_held(self, today: str, days: int = HELD_DAYS) -> tuple[list[str], list[str]]:
+        """Forget the units held (units.HELD_KIND) by a run more than `days` days before
+        `today` (YYYY-MM-DD): a workstream no later note reported on in that time is no
+        project, and the checkpoint stays bounded over years of nightly runs. Nothing of the
+        digest goes: a held line stays in the node its own note gave. A unit whose run id is
+        not dated (a hand-edited checkpoint) is kept. Returns (unit ids, inputs changed)."""
+        try:
+            now = dt.date.fromisoformat(today)
+        except ValueError:
+            return [], []
+        gone: list[str] = []
+        touched: list[str] = []
+        for uid, rec in list(self.units.items()):
+            if rec.status != "held" or not rec.run:
+                continue
+            try:
+                held_on = dt.datetime.strptime(rec.run[:8], "%Y%m%d").date()
+            except ValueError:
+                continue
+            if (now - held_on).days > days:
+                gone.append(uid)
+                touched += self.forget_unit(uid)
+        return gone, list(dict.fromkeys(touched))
 
     def use_held(self, units: Iterable[Unit], batch: Iterable[str]
                  ) -> tuple[list[str], list[str]]:
