@@ -850,6 +850,27 @@ def test_a_lead_in_keeps_what_it_introduces(tmp_path: Path, note: str, kept: lis
     assert body.index(kept[0]) < body.index(kept[-1].split("\n")[-1])
 
 
+@pytest.mark.parametrize(("note", "opening"), [
+    ("# Running gdb in a container\n\nA Python process was hanging, so I tried `gdb` based on "
+     "tips in [Debugging CPython with gdb](https://example.org/gdb)\n\nHere's the recipe that "
+     "worked:\n\n1. Find the container ID using `docker ps`\n2. Attach a shell: `docker exec "
+     "--privileged -it 16197781a7b5 bash`\n3. Run `gdb /usr/bin/python3 -p 20`\n",
+     "tips in [Debugging CPython with gdb](https://example.org/gdb). Here's the recipe that "
+     "worked:"),
+    ("# 在容器里用 gdb\n\n一个 Python 进程卡住了，我按文章的提示试了 `gdb`\n\n"
+     "下面是可行的步骤：\n\n1. 用 `docker ps` 找到容器 ID\n"
+     "2. 进入容器：`docker exec --privileged -it 16197781a7b5 bash`\n"
+     "3. 运行 `gdb /usr/bin/python3 -p 20`\n",
+     "我按文章的提示试了 `gdb`。下面是可行的步骤："),
+])
+def test_the_paragraphs_before_steps_end_as_sentences(tmp_path: Path, note: str,
+                                                        opening: str) -> None:
+    """The paragraphs before a runbook's steps are its opening, one after the other: one that
+    its author left without an end is ended, never run into the next (`...gdb](url) Here's`)."""
+    digest = dream(tmp_path, {"resource/2021-03-21/gdb.md": note})
+    assert any(opening in body_of(text) for text in digest.values()), digest
+
+
 @pytest.mark.parametrize(("note", "gist"), [
     ("# Using awk to add a prefix\n\nI wanted to run the following command against all files in "
      "a directory:\n\n```bash\npypi-to-sqlite content.db -f a.json -f b.json\n```\n\n"

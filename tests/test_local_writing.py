@@ -331,6 +331,13 @@ def test_a_title_keeps_the_case_of_the_identifier_it_opens_with(statement: str,
     ("脚本会保留原来的 key： `python -m tools.dlq_replay --rate 200`", "zh",
      "脚本会保留原来的 key： `python -m tools.dlq_replay --rate 200`"),
     ("Run `make` twice", "en", "Run `make` twice."),
+    # Ended inside a quotation or a bracket: no second end outside it.
+    ('It calls itself "the first open source LLM for commercial use."', "en",
+     'It calls itself "the first open source LLM for commercial use."'),
+    ("(For us: the keys live 24h but a retry comes after 3 days -> gap!)", "en",
+     "(For us: the keys live 24h but a retry comes after 3 days -> gap!)"),
+    ("他说“先灰度再全量。”", "zh", "他说“先灰度再全量。”"),
+    ("(see the runbook)", "en", "(see the runbook)."),
     ("See [the docs](https://example.org/docs)", "en", "See [the docs](https://example.org/docs)."),
 ])
 def test_a_line_ends_as_its_author_ended_it(line: str, lang: str, written: str) -> None:

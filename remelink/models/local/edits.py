@@ -13,11 +13,15 @@ from remelink.models.local import fenced
 from remelink.models.local import text as tx
 
 
-def end(text: str, lang: str) -> str:
+def end(text: str, lang: str, *, more: bool = False) -> str:
+    """`text` ended as a sentence, unless its author ended it. `more`: more text follows on the
+    same line, so a sentence that ends in code or a URL is ended all the same."""
     text = text.strip()
     if not text or fenced.ends_with_block(text):
         return text
-    if text[-1] in ".!?。！？;；:：,，、" or _ENDS_IN_CODE_RE.search(text):
+    closed = text.rstrip("\"'”’)）」』")  # `... commercial use."`, `(... gap!)`: ended inside
+    if closed[-1:] in tuple(".!?。！？;；:：,，、") or (
+            not more and _ENDS_IN_CODE_RE.search(text)):
         # Ends as its author ended it: a list item ending "...," gets no ",." added, and a
         # line ending in a code span or a bare URL no "." (a path listed as "- `/tmp/x.zip`."
         # reads as ending in a dot; an address "https://x.org/a." is copied with it).

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from remelink.models.local import debuglog, people
+from remelink.models.local import debuglog, edits, people
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
 from remelink.models.local.sections import Section
@@ -34,7 +34,11 @@ def procedure(note: Note, section: Section, blocks: list[tuple[str, str]], title
                                                             re.I)]
     points += [f"point: {a}" for a in after if not re.match(r"^(?:if|when|unless|如果|若|当)\b",
                                                             a, re.I)]
-    statement = " ".join(lead)
+    # The paragraphs before the steps, one after the other: each ends as a sentence (`... with
+    # gdb](url)` then `Here's the recipe that worked:` is no one sentence).
+    statement = " ".join([*(edits.end(t, "zh" if tx.is_cjk_text(t) else "en", more=True)
+                            for t in lead[:-1] if t), *lead[-1:]])
+    statement = re.sub(r"(?<=[。！？；：]) ", "", statement)  # no space after a Chinese end
     if statement:
         points.insert(0, f"context: {statement}")
     return Candidate(kind="procedure", bucket="procedure", name=name,
