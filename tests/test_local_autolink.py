@@ -375,6 +375,10 @@ def test_auto_blends_the_embedder_only_where_it_helped(ctx: IntegrationContext) 
     # The plain words of two command lines are everyone's: `install` names nothing.
     ("Run `uv tool install jupyterlab` first.", "Then `npm install --save-dev vite`.", False),
     ("用 `pip install -r requirements.txt` 安装。", "Run `brew install tool` once.", False),
+    # An abbreviation is how a sentence goes on, not a thing it names (til tune: three nodes
+    # were linked as "also names e.g.").
+    ("Mock the calls, e.g. with respx, i.e. no network.",
+     "Any client works, e.g. a session, i.e. one per test.", False),
 ])
 def test_code_names_a_thing_only_when_written_as_one(a: str, b: str, shared: bool) -> None:
     from remelink.models.local import relate

@@ -793,6 +793,7 @@ def _decided_change(unit_text: str, node_sentences: Sequence[str], idf: IdfFn
 
 _NAMED_RE = re.compile(r"[A-Za-z][\w.&/+-]*[\w&+]|(?<=[\s(])[\u4e00-\u9fff]{2,4}(?=[\s).,;])")
 _IDENT_CHARS = re.compile(r"[_.&/+]|\d|[a-z][A-Z]|^[A-Z]{2,}[a-z]")
+_ABBREVIATION_RE = re.compile(r"^[a-z](?:\.[a-z])+$", re.I)  # e.g, i.e, a.k.a (the last dot out)
 
 
 def named_tokens(text: str, names_too: bool = True) -> list[str]:
@@ -811,6 +812,8 @@ def _named_tokens(text: str, names_too: bool) -> tuple[str, ...]:
     out = []
     for m in _NAMED_RE.finditer(text):
         word = m.group(0)
+        if _ABBREVIATION_RE.match(word):
+            continue  # `e.g.`, `i.e.`, `a.k.a.`: how a sentence goes on, no name of a thing
         if "-" in word and word.islower() and not cjk:
             out.append(word)  # `idem-redis`, `ratelimit-redis`: a system's name
             continue
