@@ -2,8 +2,10 @@
 says that the nodes drawn from them are related").
 
 The raw notes (`daily/`, `resource/`) are scanned once per integration context for their
-wikilinks, resolved the way the vault resolves links (`links.resolution`, SPEC §3.2): a link
-that is broken, ambiguous or outside the vault says nothing. A unit then carries, in
+wikilinks, resolved the way the vault resolves links (`links.resolution`, SPEC §3.2), and for
+their markdown links to a note by path (`[design](Ledger%20Event%20Design.md)`: Obsidian with
+its wikilink setting off), relative to the note, else as a wikilink target: a link that is
+broken, ambiguous or outside the vault says nothing. A unit then carries, in
 `linked_notes`, the raw notes its own notes link to and the raw notes that link to them, each
 with the context of the link (its line, under its heading). Both directions, because the note
 that links may be integrated before or after the note it links. The context scopes the
@@ -16,6 +18,7 @@ arrived later, changes the evidence of the next run.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import threading
 from collections.abc import Sequence
@@ -26,7 +29,8 @@ from remelink.errors import NoteError
 from remelink.units import LinkedNote, Unit
 from remelink.vault import links as wl
 from remelink.vault.notes import read_note
-from remelink.vault.resolve import MARKDOWN_EXTS, Resolver, VaultFiles
+from remelink.vault.paths import nfc
+from remelink.vault.resolve import MARKDOWN_EXTS, Resolution, Resolver, VaultFiles
 
 MAX_LINKED = 12  # notes carried per unit, those whose linking line is most about the unit first
 # A note linked by (or linking) more notes than this is an index: its links relate everything
@@ -52,6 +56,7 @@ def link_context(lines: Sequence[str], index: int) -> str:
             break
     text = f"{heading}: {line}" if heading and heading != line else line
     text = _LINK_RE.sub(lambda m: m.group(2) or m.group(1).rsplit("/", 1)[-1], text)
+    text = wl.WEB_LINK_RE.sub(r"\1", text) if "](" in text else text
     return text[:CONTEXT_CHARS]
 
 
@@ -86,13 +91,16 @@ class NoteLinks:
             except NoteError:
                 continue  # reported by the steps that read it
             lines = note.body.split("\n")
-            for link in wl.parse_links(note.body, note.body_line):
-                res = resolver.resolve(link.target, rel)
+            wikilinks = [(resolver.resolve(link.target, rel), link.line)
+                         for link in wl.parse_links(note.body, note.body_line)]
+            mdlinks = [(_resolve_path(target, rel, resolver), line)
+                       for target, line in wl.parse_note_links(note.body, note.body_line)]
+            for res, line in [*wikilinks, *mdlinks]:
                 target = res.path
                 if res.status != "ok" or not target or target == rel or \
                         not target.startswith(raw) or not target.endswith(MARKDOWN_EXTS):
                     continue
-                context = link_context(lines, link.line - note.body_line)
+                context = link_context(lines, line - note.body_line)
                 known = graph.out.setdefault(rel, {}).get(target)
                 joined = context if not known or context in known else f"{known} / {context}"
                 graph.out[rel][target] = joined[:CONTEXT_CHARS * 2]
@@ -122,6 +130,18 @@ class NoteLinks:
     def _hub(self, path: str) -> bool:
         return len(self.out.get(path, {})) > HUB_LINKS or \
             len(self.back.get(path, {})) > HUB_LINKS
+
+
+def _resolve_path(target: str, source: str, resolver: Resolver) -> Resolution:
+    """Where a markdown link's path points: relative to the linking note (`../2026-02-03/
+    sync.md`, `Ledger%20Event%20Design.md` beside it), else as a wikilink target (from the vault
+    root; by name in `obsidian` mode). A path that leaves the vault points nowhere."""
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), nfc(target)))
+    if not joined.startswith(("../", "/")) and joined != "..":
+        beside = resolver.resolve(joined, source)
+        if beside.status == "ok":
+            return beside
+    return resolver.resolve(target, source)
 
 
 class LazyNoteLinks:

@@ -87,6 +87,57 @@ def test_links_follow_the_vault_resolution(tmp_path: Path) -> None:
     assert all(n.direction == "in" for n in _graph(root).linked(["daily/b/y.md"]))
 
 
+@pytest.mark.parametrize("resolution", ["path", "obsidian"])
+def test_a_markdown_link_to_a_note_is_a_link(tmp_path: Path, resolution: str) -> None:
+    """Obsidian with its wikilink setting off writes `[words](path.md)`: a path relative to the
+    note (percent-encoded, in <...>, with an #anchor or a title) or from the vault root. Never a
+    URL, an image, code, or a path out of the vault."""
+    root = _vault(tmp_path, {
+        "daily/2026-02-11/sync.md": (
+            "# Sync\n\n## Progress\n- After the [pgbouncer incident](../2026-02-06/"
+            "pgbouncer%20pool.md#Root%20cause) Liu looks at the pool settings.\n"
+            "- The design: [Ledger design](<resource/Ledger Event Design.md> \"doc\").\n"
+            "- Not: [web](https://til.example/daily/2026-02-12/other.md), "
+            "![pic](../2026-02-12/other.md), `[code](../2026-02-12/other.md)`, "
+            "[out](../../../outside.md).\n"),
+        "daily/2026-02-06/pgbouncer pool.md": INCIDENT,
+        "daily/2026-02-12/other.md": "# Other\n\nbody\n",
+        "resource/Ledger Event Design.md": "# Ledger Event Design\n\nbody\n",
+        "outside.md": "# Outside the raw notes\n"})
+    graph = _graph(root, resolution)
+    found = graph.linked(["daily/2026-02-11/sync.md"])
+    assert [(n.path, n.direction) for n in found] == [
+        ("daily/2026-02-06/pgbouncer pool.md", "out"), ("resource/Ledger Event Design.md", "out")]
+    assert found[0].context == ("Progress: After the pgbouncer incident Liu looks at the pool "
+                                "settings.")
+    back = graph.linked(["daily/2026-02-06/pgbouncer pool.md"])
+    assert [(n.path, n.direction) for n in back] == [("daily/2026-02-11/sync.md", "in")]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.from_regex(r"[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,20}",
+                                        fullmatch=True),
+                          st.sampled_from(["plain", "angle", "code", "fence", "image", "url"])),
+                min_size=1, max_size=6))
+def test_markdown_links_to_notes_are_read_outside_code_only(
+        links: list[tuple[str, str]]) -> None:
+    from urllib.parse import quote
+
+    from remelink.vault.links import parse_note_links
+
+    lines, want = ["# Note", ""], []
+    for name, how in links:
+        path = f"../2026-01-0{len(lines) % 9 + 1}/{name.strip() or 'x'}.md"
+        link = {"plain": f"[see]({quote(path)})", "angle": f"[see](<{path}>)",
+                "code": f"`[see]({quote(path)})`", "image": f"![see]({quote(path)})",
+                "url": f"[see](https://example.org/{quote(path[3:])})",
+                "fence": f"```\n[see]({quote(path)})\n```"}[how]
+        if how in ("plain", "angle"):
+            want.append((path, "\n".join(lines).count("\n") + 2))
+        lines += [link if how == "fence" else f"Text before {link} and after.", ""]
+    assert parse_note_links("\n".join(lines), 1) == want
+
+
 def test_a_hub_note_is_no_evidence(tmp_path: Path) -> None:
     notes = {f"daily/n/{i}.md": f"# Note {i}\n\nbody {i}\n" for i in range(70)}
     notes["daily/index.md"] = "# Index\n\n" + "\n".join(f"- [[{i}]]" for i in range(70)) + "\n"
@@ -243,3 +294,22 @@ def test_the_prompt_lists_linked_notes_once_as_rows(language: str) -> None:
         [(n.path, n.direction, n.context) for n in linked]
     parsed = parse_unit(block).unit
     assert parsed is not None and parsed.linked_notes == linked
+
+
+def test_a_markdown_link_between_notes_links_their_nodes_in_a_dream_run(tmp_path: Path) -> None:
+    """End to end: the meeting links the incident by a markdown path, relative to itself; the
+    meeting's node on that line links the incident's node (nothing else relates them)."""
+    from local_support import dream
+
+    meeting = ("# Weekly sync 11 Feb\n\n## Decisions\n- After the pgbouncer incident ([write-up]"
+               "(../2026-02-06/pgbouncer%20pool%20exhaustion.md)) we decided to cap every "
+               "service at 80 server connections per pool.\n- Zhao wants release forms "
+               "submitted one day ahead, not on the morning itself.\n")
+    digest = dream(tmp_path, {"daily/2026-02-06/pgbouncer pool exhaustion.md": INCIDENT,
+                              "daily/2026-02-11/sync.md": meeting})
+    incident = [p for p, t in digest.items()
+                if "pgbouncer pool exhaustion.md]]" in t.split("## Sources")[-1]]
+    pool = [p for p, t in digest.items() if "80 server connections" in t]
+    assert incident and pool and not set(incident) & set(pool)
+    assert any(f"[[{p}" in digest[pool[0]].split("## Sources")[0] for p in incident), \
+        digest[pool[0]]

@@ -480,6 +480,41 @@ def parse_links(body: str, first_line: int = 1) -> list[Link]:
     return _collect_links(scanner.paragraphs)
 
 
+# A markdown link to a markdown file of the vault, by a path relative to the note or to the vault
+# (Obsidian writes links so with its wikilink setting off): `[Ledger design](Ledger%20Event%20
+# Design.md)`, `[sync](<../2026-02-03/sync.md>)`, `[x](x.md#Decisions "title")`. Never a URL:
+# a scheme or a `//` host is no path (`https://til.example/x.md`), nor an image (`![...]`).
+_NOTE_LINK_RE = re.compile(
+    r"(?<![!\\])\[[^\[\]]{0,300}\]\(\s*(?:<([^<>\n]+?)>|([^()\s<>]+?))(?:\s+\"[^\"\n]*\")?\s*\)")
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
+
+
+def parse_note_links(body: str, first_line: int = 1) -> list[tuple[str, int]]:
+    """Every markdown link of `body` (whose first line is file line `first_line`) to a markdown
+    file by path, outside code and comments: (its path, percent-decoded and without its
+    `#anchor`, and its file line), in order. Where it points is the caller's to resolve."""
+    if "](" not in body:
+        return []
+    from urllib.parse import unquote
+
+    scanner = _Scanner(want_outline=False)
+    scanner.run(body, first_line)
+    out: list[tuple[str, int]] = []
+    for para in scanner.paragraphs:
+        text = paragraph_text(para)
+        if "](" not in text:
+            continue
+        masked = mask_code(text)
+        for m in _NOTE_LINK_RE.finditer(masked):
+            raw = (m.group(1) or m.group(2) or "").split("#", 1)[0].strip()
+            target = unquote(raw)
+            if not target or _SCHEME_RE.match(target) or \
+                    not target.lower().endswith((".md", ".markdown")):
+                continue
+            out.append((target, para[text.count("\n", 0, m.start())][0]))
+    return out
+
+
 def _collect_links(paragraphs: list[list[tuple[int, int, str]]]) -> list[Link]:
     out: list[Link] = []
     for para in paragraphs:
