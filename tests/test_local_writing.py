@@ -371,3 +371,25 @@ def test_the_items_of_a_notes_list_are_written_as_its_author_wrote_them(items: l
     lines = {line for text in digest.values() for line in text.splitlines()}
     # No "." added to a name, a link or a path, and nothing else changed in the item.
     assert [item for item in items if f"- {item}" not in lines] == []
+
+
+@pytest.mark.parametrize("path", ["resource/Ledger Event Design.md",
+                                  "daily/2026-02-06/pgbouncer pool exhaustion.md",
+                                  "resource/2026-02-02/发布 规范.md", "daily/2026-02-06/plain.md"])
+def test_a_sources_sentence_names_its_note_whatever_the_path(path: str) -> None:
+    """A note's heading is named in the Sources sentence that cites it, also when its path holds
+    spaces (as Obsidian names notes) and when the note has `###` headings of its own."""
+    import tempfile
+    from pathlib import Path
+
+    from local_support import dream
+
+    note = ("# Incident: journal-svc 503s, pgbouncer pool exhausted\n\n### Root cause\nThe recon "
+            "export job held server connections idle in transaction for 40 minutes.\n\n"
+            "### Lessons\n- Never do network calls inside a database transaction.\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        digest = dream(Path(tmp), {path: note})
+    cited = [t.split("## Sources")[1] for t in digest.values() if f"[[{path}]]" in t]
+    assert cited and all(
+        f"[[{path}]] (“Incident: journal-svc 503s, pgbouncer pool exhausted”)" in s
+        for s in cited), cited

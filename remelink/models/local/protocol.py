@@ -105,7 +105,12 @@ def strip_trailer(text: str) -> str:
 
 
 _TODAY_RE = re.compile(r"^(?:Today|今天)[:：]\s*(\d{4}-\d{2}-\d{2})", re.M)
-_EVIDENCE_RE = re.compile(r"^### (\S+)\n(.*?)(?=^### |\Z)", re.S | re.M)
+# A source excerpt of the prompt (evidence.py): `### <path>` then the note. A path may hold
+# spaces (`resource/Ledger Event Design.md`, as Obsidian names notes); a note's own `### Steps`
+# heading is no excerpt of its own.
+_SOURCE_PATH = r"[^\n]+?\.(?:md|markdown|txt)"
+_EVIDENCE_RE = re.compile(rf"^### ({_SOURCE_PATH})\n(.*?)(?=^### {_SOURCE_PATH}\n|\Z)",
+                          re.S | re.M)
 
 
 def first_user(messages: Sequence[Message]) -> str:
