@@ -423,7 +423,8 @@ class Comparison:
     conflict: str | None = None      # human-readable: "24 h vs 30 d"
     conflict_kind: str | None = None  # number | date | negation | entity
     old_sentence: str | None = None  # the node sentence the unit disagrees with
-    new_sentence: str = ""           # the unit's statement that disagrees (one of several)
+    new_sentence: str = ""           # the unit's statement that disagrees (one of several),
+                                     # or that says a node line again (restates_line)
     point_contained: bool = False    # the unit holds the disagreeing node sentence's terms
     correction: bool = False         # the unit says the node's point is wrong (CORRECT)
     passage: str = ""                # the node text the unit was compared with
@@ -1208,6 +1209,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             restates_across_by_meaning(unit_text, f"{node_head} {' '.join(sentences)}", sem):
         kind = description = None
         restated = True
+    elif not document and kind in (None, "entity") and (again := restates_line(
+            unit_text, [*sentences, *blocks(node_body)],
+            cue=cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES))):
+        # The things the node's line states, stated again (the names the unit adds are its
+        # occasion: the runbook's `journal-svc`, the policy's `p99`); the unit's statement
+        # that says them is what its Sources sentence quotes.
+        kind = description = None
+        restated = True
+        new_sentence = again[0]
     # The unit records the handover a node statement records ("Tomasz handed the migration
     # over to Ines" / "Ines took over the migration from Tomasz": the order rule's guess, "A
     # replaced B", is read here), or another handover of the same thing.
@@ -1450,6 +1460,94 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
         return False
     return bool(people_named(unit_text) & people_named(node_text)) or \
         bool(shared_identifiers(unit_text, node_text))
+
+
+# A clause ends at a comma, semicolon or colon (a colon inside a time, "16:00", ends nothing).
+_ANCHOR_CLAUSE_RE = re.compile(r"[,;，；：、]\s*|:\s+")
+ANCHORS_SAID = 2  # distinct things a clause and a node line both state, at least
+
+
+def anchors(text: str, measured: bool = False) -> set[tuple[str, object]]:
+    """What a text states that names one thing in any wording or language: its values (a
+    number with its measure) and its identifiers (`page_token`, `journal.postings.v2`, a code
+    span). `measured`: only values with a measure (`5%`, `30 分钟`): a bare number is compared
+    by the words around it, which across languages cannot be (a time's "03:00" and "0 lost
+    postings"; "3 月" and "3 members" are no one thing)."""
+    found: set[tuple[str, object]] = {
+        ("value", (m, v)) for m, v in tx.facts(_assertive(text)).quantities if m or not measured}
+    found |= {("name", t.casefold()) for t in named_tokens(text, names_too=False)
+              if is_identifier(t)}
+    found |= {("name", t.strip().casefold()) for t in _CODE_SPAN_RE.findall(text)
+              if t.strip() and not t.strip().replace(".", "").isdigit()}
+    return found
+
+
+def _said_in(anchor: tuple[str, object], line: str, line_anchors: set[tuple[str, object]]
+             ) -> bool:
+    return anchor in line_anchors or (anchor[0] == "name" and says(line, str(anchor[1])))
+
+
+def restates_line(unit_text: str, lines: Sequence[str], *, cue: bool = False
+                  ) -> tuple[str, str] | None:
+    """The unit states again what one line of the node states: a clause of the unit states
+    ANCHORS_SAID things or more (values, identifiers) and every one of them is in the line
+    ("canary 5% -> 25% -> 100%" / "灰度顺序 5% → 25% → 100%，每一步至少观察 30 分钟"), in the
+    line's order, and no value of the unit's statement differs from the line's value of the same
+    measure (a changed value is a correction). In one language the clause and the line also
+    share a plain word (two identifiers alone are a topic, "Don't log `cursor` or `limit`"),
+    and the unit says it is said again (`cue`): the same values and names in one language may
+    be another claim on them (PAWS-X: "A beat B 6-4" / "B beat A 6-4"), where the words are
+    what tells the claims apart and are compared elsewhere. Across languages the words cannot
+    be compared and the things said are the claim, the clause naming nothing the line does
+    not (another person or system in the same values). Returns the line, or None. A unit of
+    many statements (a document) restates none."""
+    statements = statements_of(unit_text)
+    if not statements or len(statements) > MAX_RESTATING_CLAUSES:
+        return None
+    for line in lines:
+        if not _one_statement(line):
+            continue
+        cross = across(unit_text, line)
+        if not (cross or cue):
+            continue
+        theirs = anchors(line, measured=cross)
+        if len(theirs) < ANCHORS_SAID:
+            continue
+        for statement in statements:
+            said = tx.facts(_assertive(statement)).quantities
+            known = tx.facts(line).quantities
+            if cross:
+                if not {v for _, v in said} <= {v for _, v in known}:
+                    continue
+            elif any(m and m in {k for k, _ in known} and (m, v) not in known
+                     for m, v in said):
+                continue
+            for clause in _ANCHOR_CLAUSE_RE.split(statement):
+                mine = anchors(clause, measured=cross)
+                if len(mine) < ANCHORS_SAID or \
+                        not all(_said_in(a, line, theirs) for a in mine):
+                    continue
+                if not cross and not _says_more(clause, line, {
+                        str(n) for k, n in mine if k == "name"} or {"\x00"}):
+                    continue
+                if entity_conflict(clause, line) or person_conflict(clause, line):
+                    continue
+                if _same_order(clause, line, mine):
+                    return statement.strip(), line
+    return None
+
+
+def _same_order(clause: str, line: str, said: set[tuple[str, object]]) -> bool:
+    """The values the clause and the line both state come in the same order (a swap, "max 50,
+    default 200" / "max 200, default 50", is another claim)."""
+    values = {v[1] for k, v in said if k == "value" and isinstance(v, tuple)}
+
+    def order(text: str) -> list[float]:
+        found = (float(m.group(0).replace(",", "")) for m in _NUMBER_RE.finditer(text))
+        return list(dict.fromkeys(x for x in found if x in values))
+
+    a, b = order(clause), order(line)
+    return [x for x in a if x in b] == [x for x in b if x in a]
 
 
 # A statement ends at a Latin stop followed by a space, or at a Chinese stop: a dot inside a

@@ -835,7 +835,10 @@ class LocalModel:
             else:
                 action = "CORROBORATE"
                 new_body = body
-            roles = write.update_roles(sources, new_sources, summary, points, parsed)
+            # What was said again: the unit's statement that says the node's line again
+            # (the runbook's "... canary 5% -> 25% -> 100%", not its opening "How we ship").
+            said_again = comp.new_sentence if comp.restated and comp.new_sentence else summary
+            roles = write.update_roles(sources, new_sources, said_again, points, parsed)
             if comp.restated and not new_sources:
                 # A note the node cites as restating one of its lines says another again: a
                 # Sources sentence of its own quotes that one.
