@@ -72,7 +72,7 @@ def test_the_same_measured_values_across_languages_are_the_same_claim(
     unit = "Thresholds: " + " -> ".join(f"{v}{en}" for v in values) + "."
     assert decide.restates_line(unit, [line]) == (unit, line)
     # Another value, the values in another order, or one value alone: no longer the claim.
-    changed = [*values[:-1], values[-1] + 1]
+    changed = [*values[:-1], max(values) + 1]  # a value the line does not state
     assert decide.restates_line(
         "Thresholds: " + " -> ".join(f"{v}{en}" for v in changed) + ".", [line]) is None
     assert decide.restates_line(
@@ -106,3 +106,34 @@ def test_a_clause_naming_another_system_in_the_same_values_is_no_restatement() -
                                 "30 s, as agreed.", [line], cue=True) is None
     same = "As agreed, `recon_export.max_memory` is 2048 MB and `recon_export.timeout` is 30 s."
     assert decide.restates_line(same, [line], cue=True) == (same, line)
+
+
+INCIDENT = ("Checkout 502s (12 May): the card-batch job holds a transaction open for minutes.\n\n"
+            "Timeline: alerts at 09:14, rollback at 09:40.\n\n"
+            "Lesson: batch jobs read from the replica. Never do network calls inside a DB "
+            "transaction. Alert on queue depth, not only on 5xx.\n")
+
+
+def test_a_reminder_holding_a_documents_line_says_it_again() -> None:
+    # The line is deep in a document whose head names other things (an entity conflict with
+    # the head): the reminder holds the line's claim, the same polarity, and says it is one.
+    head = decide.text_of("Checkout 502s (12 May)", "the card-batch job holds a transaction")
+    unit = ("No network calls inside a DB transaction or inside a Kafka poll loop. Two of our "
+            "incidents this quarter were exactly that.")
+    cued = decide.compare(unit, head, INCIDENT, cued=True)
+    assert cued.restated and cued.conflict_kind is None and cued.label == "same_abstraction"
+    assert cued.new_sentence.startswith("No network calls inside a DB transaction")
+    # Without the cue the same words are no evidence of a restatement (one language: PAWS-X).
+    assert not decide.compare(unit, head, INCIDENT).restated
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["Never do network calls inside a DB transaction.",
+                        "Always page the secondary after ten minutes without an ack.",
+                        "Batch jobs read from the replica, never from the primary."]),
+       st.sampled_from(["As agreed: ", "Reminder, still: ", "Again: "]))
+def test_a_cued_statement_of_the_other_polarity_is_no_restatement(line: str, cue: str) -> None:
+    flipped = line.replace("Never do", "Do").replace("Always", "Never").replace(
+        "from the replica, never from the primary", "from the primary, never from the replica")
+    assert decide.restates_line(cue + line, [line], cue=True) is not None
+    assert decide.restates_line(cue + flipped, [line], cue=True) is None
