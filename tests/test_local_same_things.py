@@ -6,7 +6,9 @@ CORROBORATEs the node with a Sources sentence saying what was restated, never an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from local_support import integrate_note, local_context
 
+from remelink.config import Settings
 from remelink.integrate import IntegrationContext
-from remelink.models.local import decide
+from remelink.models.local import LocalModel, decide
 
 
 @pytest.fixture
@@ -137,3 +140,81 @@ def test_a_cued_statement_of_the_other_polarity_is_no_restatement(line: str, cue
         "from the replica, never from the primary", "from the primary, never from the replica")
     assert decide.restates_line(cue + line, [line], cue=True) is not None
     assert decide.restates_line(cue + flipped, [line], cue=True) is None
+
+
+def test_a_reminder_finds_the_document_line_it_says_again(ctx: IntegrationContext) -> None:
+    # The incident's name and description say nothing of the lesson deep in its body, the
+    # reminder names nothing to look up, and nodes named like the reminder are about other
+    # things: the reminder lands on the incident, quoted in its Sources. (Which read brings
+    # the incident in is tested on the read turn below: here the links' reads also do.)
+    made = integrate_note(
+        ctx, "daily/2026-05-12/checkout-502s.md", "Checkout 502s (12 May)",
+        "Checkout 502s (12 May): the card-batch job kept every pool connection busy. "
+        "Alerts fired at 09:14 and the rollback finished at 09:40. Lesson: batch jobs read "
+        "from the replica. Never do network calls inside a database transaction.",
+        bucket="procedure")
+    # Nodes whose names share the reminder's words, each about something else: ranked by
+    # name, they fill every read the name ranking and the links make.
+    for day, name, summary in (
+            ("05-13", "Network calls budget", "Network calls of the mobile app stay under 20."),
+            ("05-14", "Idle consumers", "An idle consumer sleeps 200 ms between polls."),
+            ("05-15", "Transaction log retention", "The database transaction log is kept 7 "
+             "days."),
+            ("05-16", "Consumer lag alert", "A consumer's lag alert fires above 5000."),
+            ("05-17", "Database backups", "Database backups run nightly at 02:00."),
+            ("05-18", "Network partitions drill", "A network partition drill runs each quarter."),
+            ("05-19", "Poll loop metrics", "The poll loop exports its duration as a metric."),
+            ("05-20", "Agreed meeting times", "As agreed, the sync is on Tuesdays.")):
+        integrate_note(ctx, f"daily/2026-{day}/note.md", name, summary)
+    again = integrate_note(ctx, "daily/2026-06-30/retro.md", "No network calls in a transaction",
+                           "As agreed again: no network calls inside a database transaction or "
+                           "inside a consumer's poll loop.")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    sources = (ctx.vault / str(made.target)).read_text(encoding="utf-8").split("## Sources")[1]
+    assert "[[daily/2026-06-30/retro.md]]" in sources and "poll loop" in sources
+
+
+def _reads_after_search(unit: Mapping[str, object], hits: list[tuple[float, str, str]]
+                        ) -> list[str]:
+    """The paths the engine reads after its searches, the first (the unit's own words)
+    answered with `hits` (score, path, name) as the node index lists them, the others (its
+    notes, names, links) with nothing."""
+    model = LocalModel(replace(Settings(), embedder="none"))
+    content = f"Unit to integrate:\n```json\n{json.dumps(unit)}\n```\n\nEvidence"
+    messages: list[dict[str, object]] = [{"role": "system", "content": "x"},
+                                         {"role": "user", "content": content}]
+    first = model.complete(messages, [])
+    listing = "\n".join(f"{i}. [{score}] {path}\n   name: {name}\n   description: {name}."
+                        for i, (score, path, name) in enumerate(hits, 1))
+    messages.append({"role": "assistant", "content": "", "tool_calls": [
+        {"id": c.id, "type": "function",
+         "function": {"name": c.name, "arguments": c.arguments}} for c in first.tool_calls]})
+    messages += [{"role": "tool", "tool_call_id": c.id,
+                  "content": listing if i == 0 else "No nodes found."}
+                 for i, c in enumerate(first.tool_calls)]
+    second = model.complete(messages, [])
+    return [json.loads(c.arguments)["path"] for c in second.tool_calls if c.name == "read"]
+
+
+HITS = [(88.0, "digest/wiki/outbox.md", "You cannot have exactly-once delivery"),
+        (79.0, "digest/wiki/dlq.md", "Every new topic gets a DLQ"),
+        (69.0, "digest/wiki/policy.md", "On-call and escalation policy"),
+        (55.0, "digest/procedure/incident.md", "Checkout 502s (12 May)")]
+
+
+def test_a_statement_reads_the_nodes_the_index_finds_for_its_words() -> None:
+    # None of the names is like the statement; the index (which reads bodies) ranks them for
+    # its words: the best of them are read, the incident holding the lesson among them.
+    unit = {"name": "No network calls inside a transaction", "bucket": "wiki", "kind": "rule",
+            "summary": "No network calls inside a database transaction.",
+            "paths": ["daily/2026-06-30/retro.md"]}
+    assert "digest/procedure/incident.md" in _reads_after_search(unit, HITS)
+
+
+def test_a_document_reads_only_what_its_name_ranks() -> None:
+    # A document's unit is compared with the nodes named like it (its reads filled by the
+    # index only added links through a shared name on til notes).
+    unit = {"name": "Deploying journal-svc", "bucket": "procedure", "kind": "procedure",
+            "summary": "No network calls inside a database transaction.",
+            "paths": ["resource/deploy.md"]}
+    assert "digest/procedure/incident.md" not in _reads_after_search(unit, HITS)

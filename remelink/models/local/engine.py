@@ -72,6 +72,12 @@ COSINE_CEILING = 1.001
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
 
+def _document(unit: dict[str, Any], bucket: str, points: Sequence[str]) -> bool:
+    """A runbook, a document's topic, a unit of many points: never one statement said again."""
+    return str(unit.get("kind") or "") in ("procedure", "topic") or bucket == "procedure" or \
+        len(points) > 2
+
+
 class LocalModel:
     """The built-in engine behind the `ChatModel` seam."""
 
@@ -360,6 +366,16 @@ class LocalModel:
             changes = _changes_values(f"{name} {summary}")
             wanted = [h.path for h, s in ranked[:MAX_READS] if s >= related_t / 2 or
                       (s > 0 and _other_value(changes, f"{h.name}. {h.description}"))]
+            # A statement (a unit that is no document) may say again a line of a node that its
+            # name and description do not announce (an incident's lesson, a document's rule):
+            # the index, which reads bodies, ranks that node for the statement's own words.
+            # Its best hits fill the reads left. (A document's unit is compared with what nodes
+            # are named: filled for those too, the reads only added links through a shared
+            # name, "also names bin/bash", on the til tune sample.)
+            if not _document(unit, bucket, points):
+                own_words = parse_hits(searches[0].result or "")
+                wanted += [h.path for h in own_words
+                           if h.path not in wanted][:max(0, MAX_READS - len(wanted))]
             source = self._source_query(paths, messages)
             by_source = [h.path for c in searches if c.args.get("query") == source
                          for h in parse_hits(c.result or "")]
@@ -539,9 +555,7 @@ class LocalModel:
         web = weblinks.of_points([str(p) for p in unit.get("points") or []])
         linked_paths = [n.path for n in relate.linked_entries(unit.get("linked_notes"))
                         if n.direction == "out"]
-        # A runbook, a document's topic, a unit of many points: never one statement said again.
-        document = str(unit.get("kind") or "") in ("procedure", "topic") or \
-            bucket == "procedure" or len(points) > 2
+        document = _document(unit, bucket, points)
         echo = str(unit.get("kind") or "") == extract.ECHO
         # Said under a lead-in that says its list is said again ("Agreed / reminders").
         cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
