@@ -813,7 +813,8 @@ def _named_tokens(text: str, names_too: bool) -> tuple[str, ...]:
     for m in _NAMED_RE.finditer(text):
         word = m.group(0)
         if "-" in word and word.islower() and not cjk:
-            out.append(word)  # `idem-redis`, `ratelimit-redis`: a system's name
+            if tx.word_number(word) is None:  # "twenty-four" is a number, not a name
+                out.append(word)  # `idem-redis`, `ratelimit-redis`: a system's name
             continue
         if not word.isascii():
             latin = sum(c.isascii() and c.isalpha() for c in text)
