@@ -218,3 +218,31 @@ def test_a_document_reads_only_what_its_name_ranks() -> None:
             "summary": "No network calls inside a database transaction.",
             "paths": ["resource/deploy.md"]}
     assert "digest/procedure/incident.md" not in _reads_after_search(unit, HITS)
+
+
+POLICY_EN = ("On-call policy. The primary acknowledges a page within 10 minutes. A postmortem "
+             "doc is due within 5 working days for every SEV1 and SEV2. Blameless.")
+POSTMORTEM_ZH = "级别 SEV2。按照值班规定，复盘文档五个工作日内完成，这篇就是。"
+
+
+def _close_to(line_part: str, text_part: str = "复盘") -> decide.SemanticFn:
+    """An embedder stand-in: 0.45 between a text holding `text_part` and the line holding
+    `line_part`, 0.1 for any other pair."""
+    return lambda text, others: [0.45 if line_part in o and text_part in text else 0.1
+                                 for o in others]
+
+
+def test_the_embedder_tells_a_cued_line_in_the_other_language() -> None:
+    head = decide.text_of("On-call policy", "The primary acknowledges a page within 10 minutes.")
+    c = decide.compare(POSTMORTEM_ZH, head, POLICY_EN, across_semantic=_close_to("postmortem"))
+    assert c.restated and c.label == "same_abstraction"
+    assert c.new_sentence.startswith("按照值班规定")
+    # Close to no line, a cue without one, another value, or nothing named by both: no.
+    assert not decide.compare(POSTMORTEM_ZH, head, POLICY_EN,
+                              across_semantic=_close_to("nothing")).restated
+    assert not decide.compare("级别 SEV2。复盘文档五个工作日内完成。", head, POLICY_EN,
+                              across_semantic=_close_to("postmortem")).restated
+    assert not decide.compare("级别 SEV2。按照值班规定，复盘文档三个工作日内完成。", head,
+                              POLICY_EN, across_semantic=_close_to("postmortem")).restated
+    assert not decide.compare("按照值班规定，复盘文档五个工作日内完成，这篇就是。", head,
+                              POLICY_EN, across_semantic=_close_to("postmortem")).restated

@@ -1108,14 +1108,17 @@ def _sentence_at(text: str, pos: int) -> str:
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = (), linked: bool = False,
-            document: bool = False, cued: bool = False) -> Comparison:
+            document: bool = False, cued: bool = False,
+            across_semantic: SemanticFn | None = None) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
     cosine of the unit with each text (called once, with the best passage). `linked`: the
     unit's notes link a note the node cites (a wikilink says the later note refers to it);
     `document`: the unit is a whole document or runbook (its summary leads many points), never
     one statement said again; `cued`: the unit is said under a lead-in that says it is said
-    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself."""
+    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself;
+    `across_semantic`: the embedder's cosines, asked only whether a unit saying it is said
+    again states a line of a node in the other language (restates_line_across)."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1216,6 +1219,13 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         # The things the node's line states, stated again (the names the unit adds are its
         # occasion: the runbook's `journal-svc`, the policy's `p99`); the unit's statement
         # that says them is what its Sources sentence quotes.
+        kind = description = None
+        restated = True
+        new_sentence = again[0]
+    elif not document and kind in (None, "entity") and across_semantic is not None and \
+            (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)) and \
+            (again := restates_line_across(unit_text, f"{node_head} {' '.join(sentences)}",
+                                           [*sentences, *blocks(node_body)], across_semantic)):
         kind = description = None
         restated = True
         new_sentence = again[0]
@@ -1580,6 +1590,40 @@ def _same_order(clause: str, line: str, said: set[tuple[str, object]]) -> bool:
 
     a, b = order(clause), order(line)
     return [x for x in a if x in b] == [x for x in b if x in a]
+
+
+def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
+                         similarity: SemanticFn) -> tuple[str, str] | None:
+    """A unit in one language says again a line of a node in the other, worded so that no
+    value or identifier shows it ("按照值班规定，复盘文档五个工作日内完成" / "A postmortem doc is
+    due within 5 working days ... for every SEV1 and SEV2"): it says so (a cue, checked by the
+    caller), it names a person or thing the node names too, and the embedder places one of its
+    statements close to one line (T_SAME_ACROSS: 0.45 there, 0.17 or less to the policy's other
+    lines), every value of that statement in the line. The embedder is evidence of the same
+    claim here, never blended into a score (EMBED_LANGUAGES). Returns the unit's statement and
+    the line, or None."""
+    statements = statements_of(unit_text)
+    if not statements or len(statements) > MAX_RESTATING_CLAUSES or \
+            not across(unit_text, node_text):
+        return None
+    if not (people_named(unit_text) & people_named(node_text) or
+            shared_identifiers(unit_text, node_text) or said_across(unit_text, node_text)):
+        return None
+    targets = [line for line in lines if _one_statement(line) and across(unit_text, line)]
+    if not targets:
+        return None
+    best: tuple[float, str, str] | None = None
+    for statement in statements:
+        try:
+            scores = similarity(statement, targets)
+        except RuntimeError:
+            return None
+        for score, line in zip(scores, targets, strict=True):
+            mine = {v for _, v in tx.facts(_assertive(statement)).quantities}
+            if score >= T_SAME_ACROSS and mine <= {v for _, v in tx.facts(line).quantities} \
+                    and (best is None or score > best[0]):
+                best = (score, statement.strip(), line)
+    return (best[1], best[2]) if best else None
 
 
 # A statement ends at a Latin stop followed by a space, or at a Chinese stop: a dot inside a

@@ -493,11 +493,15 @@ class LocalModel:
         meta = _meta(note)
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
+        # In any language, the embedder may tell whether a unit saying it is said again states
+        # a line of a node in the other language (never blended into its score).
+        across = self._semantic if self.embedder is not None else None
         body = write.without_related_sentences(note.body.replace("\r\n", "\n"))
         # The unit's notes link a note this node cites: the later note refers to the earlier.
         linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
-                              unit_paths=paths, linked=linked, document=document, cued=cued)
+                              unit_paths=paths, linked=linked, document=document, cued=cued,
+                              across_semantic=across)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
