@@ -1225,7 +1225,8 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     elif not document and kind in (None, "entity") and across_semantic is not None and \
             (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)) and \
             (again := restates_line_across(unit_text, f"{node_head} {' '.join(sentences)}",
-                                           [*sentences, *blocks(node_body)], across_semantic)):
+                                           [*sentences, *blocks(node_body)], across_semantic,
+                                           cued=cued)):
         kind = description = None
         restated = True
         new_sentence = again[0]
@@ -1593,15 +1594,18 @@ def _same_order(clause: str, line: str, said: set[tuple[str, object]]) -> bool:
 
 
 def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
-                         similarity: SemanticFn) -> tuple[str, str] | None:
+                         similarity: SemanticFn, *, cued: bool = False
+                         ) -> tuple[str, str] | None:
     """A unit in one language says again a line of a node in the other, worded so that no
     value or identifier shows it ("按照值班规定，复盘文档五个工作日内完成" / "A postmortem doc is
-    due within 5 working days ... for every SEV1 and SEV2"): it says so (a cue, checked by the
-    caller), it names a person or thing the node names too, and the embedder places one of its
-    statements close to one line (T_SAME_ACROSS: 0.45 there, 0.17 or less to the policy's other
-    lines), every value of that statement in the line. The embedder is evidence of the same
-    claim here, never blended into a score (EMBED_LANGUAGES). Returns the unit's statement and
-    the line, or None."""
+    due within 5 working days ... for every SEV1 and SEV2"): the statement says so (a cue of
+    its own, or the unit's lead-in: `cued`; another statement of the unit, "级别 SEV2", applies
+    the policy rather than saying it again), the unit names a person or thing the node names
+    too, and the embedder places the statement close to one line (T_SAME_ACROSS: 0.45 there,
+    0.17 or less to the policy's other lines), with the line's polarity ("这次没有 idle in
+    transaction" is no "the transaction stays open") and every value of it in the line. The
+    embedder is evidence of the same claim here, never blended into a score (EMBED_LANGUAGES).
+    Returns the unit's statement and the line, or None."""
     statements = statements_of(unit_text)
     if not statements or len(statements) > MAX_RESTATING_CLAUSES or \
             not across(unit_text, node_text):
@@ -1614,6 +1618,8 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
         return None
     best: tuple[float, str, str] | None = None
     for statement in statements:
+        if not (cued or tx.has_word_cue(statement, RESTATEMENT_CUES + STANDING_CUES)):
+            continue
         try:
             scores = similarity(statement, targets)
         except RuntimeError:
@@ -1621,7 +1627,8 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
         for score, line in zip(scores, targets, strict=True):
             mine = {v for _, v in tx.facts(_assertive(statement)).quantities}
             if score >= T_SAME_ACROSS and mine <= {v for _, v in tx.facts(line).quantities} \
-                    and (best is None or score > best[0]):
+                    and bool(tx._NEGATION_RE.search(statement)) == \
+                    bool(tx._NEGATION_RE.search(line)) and (best is None or score > best[0]):
                 best = (score, statement.strip(), line)
     return (best[1], best[2]) if best else None
 
