@@ -246,3 +246,20 @@ def test_the_embedder_tells_a_cued_line_in_the_other_language() -> None:
                               POLICY_EN, across_semantic=_close_to("postmortem")).restated
     assert not decide.compare("按照值班规定，复盘文档五个工作日内完成，这篇就是。", head,
                               POLICY_EN, across_semantic=_close_to("postmortem")).restated
+
+
+def test_across_only_the_statement_with_the_cue_and_the_lines_polarity_count() -> None:
+    lines = ["Any incident touching money movement is SEV2 or higher.",
+             "A postmortem doc is due within 5 working days for every SEV1 and SEV2."]
+    unit = "事故等级 SEV2。按照值班规定，复盘文档五个工作日内完成，这篇就是。"
+    # "事故等级 SEV2" is closest to the SEV2 rule, but it applies the rule: the cued statement is
+    # what says a line again.
+    sim = _close_to("money movement", "等级")
+    assert decide.restates_line_across(unit, " ".join(lines), lines, sim) is None
+    assert decide.restates_line_across(unit, " ".join(lines), lines, sim, cued=True) == (
+        "事故等级 SEV2。", lines[0])
+    # The line's polarity: "这次没有 idle in transaction" is no "the transaction stays open".
+    assert decide.restates_line_across(
+        "Slow bank API -> the transaction stays open, idle in transaction.",
+        "这次没有 idle in transaction 的长事务。", ["这次没有 idle in transaction 的长事务。"],
+        lambda text, others: [0.6 for _ in others]) is None
