@@ -173,6 +173,9 @@ def table(results: list[Result]) -> str:
 
 
 def main(argv: list[str]) -> None:
+    if "-h" in argv or "--help" in argv:  # else it would run every split
+        print(__doc__)
+        raise SystemExit(0)
     splits = [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]
     results = [run(s) for s in splits]
     print(table(results))

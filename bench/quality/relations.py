@@ -196,6 +196,9 @@ def table(results: list[Result]) -> str:
 
 
 def main(argv: list[str]) -> tuple[str, list[Result]]:
+    if "-h" in argv or "--help" in argv:  # else it would run every split
+        print(__doc__)
+        raise SystemExit(0)
     splits = [a for a in argv if a in ("dev", "heldout")] or ["heldout", "dev"]
     embedders = [argv[argv.index("--embedder") + 1]] if "--embedder" in argv else \
         ["none", "auto"]

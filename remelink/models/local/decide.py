@@ -423,7 +423,8 @@ class Comparison:
     conflict: str | None = None      # human-readable: "24 h vs 30 d"
     conflict_kind: str | None = None  # number | date | negation | entity
     old_sentence: str | None = None  # the node sentence the unit disagrees with
-    new_sentence: str = ""           # the unit's statement that disagrees (one of several)
+    new_sentence: str = ""           # the unit's statement that disagrees (one of several),
+                                     # or that says a node line again (restates_line)
     point_contained: bool = False    # the unit holds the disagreeing node sentence's terms
     correction: bool = False         # the unit says the node's point is wrong (CORRECT)
     passage: str = ""                # the node text the unit was compared with
@@ -815,7 +816,8 @@ def _named_tokens(text: str, names_too: bool) -> tuple[str, ...]:
         if _ABBREVIATION_RE.match(word):
             continue  # `e.g.`, `i.e.`, `a.k.a.`: how a sentence goes on, no name of a thing
         if "-" in word and word.islower() and not cjk:
-            out.append(word)  # `idem-redis`, `ratelimit-redis`: a system's name
+            if tx.word_number(word) is None:  # "twenty-four" is a number, not a name
+                out.append(word)  # `idem-redis`, `ratelimit-redis`: a system's name
             continue
         if not word.isascii():
             latin = sum(c.isascii() and c.isalpha() for c in text)
@@ -1109,14 +1111,17 @@ def _sentence_at(text: str, pos: int) -> str:
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = (), linked: bool = False,
-            document: bool = False, cued: bool = False) -> Comparison:
+            document: bool = False, cued: bool = False,
+            across_semantic: SemanticFn | None = None) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
     cosine of the unit with each text (called once, with the best passage). `linked`: the
     unit's notes link a note the node cites (a wikilink says the later note refers to it);
     `document`: the unit is a whole document or runbook (its summary leads many points), never
     one statement said again; `cued`: the unit is said under a lead-in that says it is said
-    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself."""
+    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself;
+    `across_semantic`: the embedder's cosines, asked only whether a unit saying it is said
+    again states a line of a node in the other language (restates_line_across)."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1211,6 +1216,23 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
             restates_across_by_meaning(unit_text, f"{node_head} {' '.join(sentences)}", sem):
         kind = description = None
         restated = True
+    elif not document and kind in (None, "entity") and (again := restates_line(
+            unit_text, [*sentences, *blocks(node_body)], idf=idf,
+            cue=cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES))):
+        # The things the node's line states, stated again (the names the unit adds are its
+        # occasion: the runbook's `journal-svc`, the policy's `p99`); the unit's statement
+        # that says them is what its Sources sentence quotes.
+        kind = description = None
+        restated = True
+        new_sentence = again[0]
+    elif not document and kind in (None, "entity") and across_semantic is not None and \
+            (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)) and \
+            (again := restates_line_across(unit_text, f"{node_head} {' '.join(sentences)}",
+                                           [*sentences, *blocks(node_body)], across_semantic,
+                                           cued=cued)):
+        kind = description = None
+        restated = True
+        new_sentence = again[0]
     # The unit records the handover a node statement records ("Tomasz handed the migration
     # over to Ines" / "Ines took over the migration from Tomasz": the order rule's guess, "A
     # replaced B", is read here), or another handover of the same thing.
@@ -1453,6 +1475,165 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
         return False
     return bool(people_named(unit_text) & people_named(node_text)) or \
         bool(shared_identifiers(unit_text, node_text))
+
+
+# A clause ends at a comma, semicolon or colon (a colon inside a time, "16:00", ends nothing).
+_ANCHOR_CLAUSE_RE = re.compile(r"[,;，；：、]\s*|:\s+")
+ANCHORS_SAID = 2  # distinct things a clause and a node line both state, at least
+# In one language, the share of the clause's other weighted terms the line holds too: the words
+# around the things agree ("灰度还是 5% → 25% → 100%" / "灰度顺序 5% → 25% → 100%"), where "3 月
+# 3 日" of a talk's date and of a load test's do not (0.33). Weighed by length, not by the
+# vault's IDF: in a young digest an unseen word ("还") outweighs the rest.
+ANCHOR_WORDS = 0.5
+
+
+def anchors(text: str, measured: bool = False) -> set[tuple[str, object]]:
+    """What a text states that names one thing in any wording or language: its values (a
+    number with its measure) and its identifiers (`page_token`, `journal.postings.v2`, a code
+    span). `measured`: only values with a measure (`5%`, `30 分钟`): a bare number is compared
+    by the words around it, which across languages cannot be (a time's "03:00" and "0 lost
+    postings"; "3 月" and "3 members" are no one thing)."""
+    found: set[tuple[str, object]] = {
+        ("value", (m, v)) for m, v in tx.facts(_assertive(text)).quantities if m or not measured}
+    found |= {("name", t.casefold()) for t in named_tokens(text, names_too=False)
+              if is_identifier(t)}
+    found |= {("name", t.strip().casefold()) for t in _CODE_SPAN_RE.findall(text)
+              if t.strip() and not t.strip().replace(".", "").isdigit()}
+    return found
+
+
+def _said_in(anchor: tuple[str, object], line: str, line_anchors: set[tuple[str, object]]
+             ) -> bool:
+    return anchor in line_anchors or (anchor[0] == "name" and says(line, str(anchor[1])))
+
+
+def _plain(text: str) -> Bag:
+    """A statement's terms without its values and negations (the claim's head terms; a value
+    and the polarity are compared on their own)."""
+    return bag(tx._NEGATION_RE.sub(" ", tx._WORD_NUM_RE.sub(" ", text)))
+
+
+def holds_statement(statement: str, line: str, idf: IdfFn) -> bool:
+    """The unit's statement states the line's claim: RESTATED_COVERAGE of the line's weighted
+    terms (values and negations aside; a line of a few terms at least), in the line's order,
+    the same polarity ("No network calls inside a DB transaction or inside a Kafka poll loop"
+    / "Never do network calls inside a DB transaction")."""
+    b = _plain(line)
+    return len(b.counts) >= 4 and coverage(b, _plain(statement), idf) >= RESTATED_COVERAGE and \
+        bool(tx._NEGATION_RE.search(statement)) == bool(tx._NEGATION_RE.search(line)) and \
+        order_agreement(statement, line) >= ORDER_RULE.get(language(line), ORDER_RULE["en"])[1]
+
+
+def restates_line(unit_text: str, lines: Sequence[str], *, cue: bool = False,
+                  idf: IdfFn = default_idf) -> tuple[str, str] | None:
+    """The unit states again what one line of the node states: a clause of the unit states
+    ANCHORS_SAID things or more (values, identifiers) and every one of them is in the line
+    ("canary 5% -> 25% -> 100%" / "灰度顺序 5% → 25% → 100%，每一步至少观察 30 分钟"), in the
+    line's order, and no value of the unit's statement differs from the line's value of the same
+    measure (a changed value is a correction).
+
+    Across languages the words cannot be compared and the things said are the claim, the
+    clause naming nothing the line does not (another person or system in the same values). In
+    one language the unit must say it is said again (`cue`): the same values and names there
+    may be another claim on them (PAWS-X: "A beat B 6-4" / "B beat A 6-4"), which the words
+    tell apart; the line also holds most of the clause's other words (ANCHOR_WORDS) and shares
+    a plain word with it (two identifiers alone are a topic, "Don't log `cursor` or `limit`").
+    With a cue, a statement holding the line's claim (`holds_statement`) says it again too,
+    whatever it names or sets besides. Returns the unit's statement and the line it states
+    again, or None.
+    A unit of many statements (a document) restates none."""
+    statements = statements_of(unit_text)
+    if not statements or len(statements) > MAX_RESTATING_CLAUSES:
+        return None
+    for line in lines:
+        if not _one_statement(line):
+            continue
+        cross = across(unit_text, line)
+        if not (cross or cue):
+            continue
+        theirs = anchors(line, measured=cross)
+        for statement in statements:
+            said = tx.facts(_assertive(statement)).quantities
+            known = tx.facts(line).quantities
+            if cross:
+                if not {v for _, v in said} <= {v for _, v in known}:
+                    continue
+            elif any(m and m in {k for k, _ in known} and (m, v) not in known
+                     for m, v in said):
+                continue
+            if not cross and said <= known and holds_statement(statement, line, idf) and \
+                    entity_conflict(statement, line) is None and \
+                    person_conflict(statement, line) is None:
+                return statement.strip(), line
+            if len(theirs) < ANCHORS_SAID:
+                continue
+            for clause in _ANCHOR_CLAUSE_RE.split(statement):
+                mine = anchors(clause, measured=cross)
+                if len(mine) < ANCHORS_SAID or \
+                        not all(_said_in(a, line, theirs) for a in mine):
+                    continue
+                if not cross and (coverage(_plain(clause), _plain(line), default_idf) < ANCHOR_WORDS
+                                  or not _says_more(clause, line, {
+                                      str(n) for k, n in mine if k == "name"} or {"\x00"})):
+                    continue
+                if entity_conflict(clause, line) or person_conflict(clause, line):
+                    continue
+                if _same_order(clause, line, mine):
+                    return statement.strip(), line
+    return None
+
+
+def _same_order(clause: str, line: str, said: set[tuple[str, object]]) -> bool:
+    """The values the clause and the line both state come in the same order (a swap, "max 50,
+    default 200" / "max 200, default 50", is another claim)."""
+    values = {v[1] for k, v in said if k == "value" and isinstance(v, tuple)}
+
+    def order(text: str) -> list[float]:
+        found = (float(m.group(0).replace(",", "")) for m in _NUMBER_RE.finditer(text))
+        return list(dict.fromkeys(x for x in found if x in values))
+
+    a, b = order(clause), order(line)
+    return [x for x in a if x in b] == [x for x in b if x in a]
+
+
+def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
+                         similarity: SemanticFn, *, cued: bool = False
+                         ) -> tuple[str, str] | None:
+    """A unit in one language says again a line of a node in the other, worded so that no
+    value or identifier shows it ("按照值班规定，复盘文档五个工作日内完成" / "A postmortem doc is
+    due within 5 working days ... for every SEV1 and SEV2"): the statement says so (a cue of
+    its own, or the unit's lead-in: `cued`; another statement of the unit, "级别 SEV2", applies
+    the policy rather than saying it again), the unit names a person or thing the node names
+    too, and the embedder places the statement close to one line (T_SAME_ACROSS: 0.45 there,
+    0.17 or less to the policy's other lines), with the line's polarity ("这次没有 idle in
+    transaction" is no "the transaction stays open") and every value of it in the line. The
+    embedder is evidence of the same claim here, never blended into a score (EMBED_LANGUAGES).
+    Returns the unit's statement and the line, or None."""
+    statements = statements_of(unit_text)
+    if not statements or len(statements) > MAX_RESTATING_CLAUSES or \
+            not across(unit_text, node_text):
+        return None
+    if not (people_named(unit_text) & people_named(node_text) or
+            shared_identifiers(unit_text, node_text) or said_across(unit_text, node_text)):
+        return None
+    targets = [line for line in lines if _one_statement(line) and across(unit_text, line)]
+    if not targets:
+        return None
+    best: tuple[float, str, str] | None = None
+    for statement in statements:
+        if not (cued or tx.has_word_cue(statement, RESTATEMENT_CUES + STANDING_CUES)):
+            continue
+        try:
+            scores = similarity(statement, targets)
+        except RuntimeError:
+            return None
+        for score, line in zip(scores, targets, strict=True):
+            mine = {v for _, v in tx.facts(_assertive(statement)).quantities}
+            if score >= T_SAME_ACROSS and mine <= {v for _, v in tx.facts(line).quantities} \
+                    and bool(tx._NEGATION_RE.search(statement)) == \
+                    bool(tx._NEGATION_RE.search(line)) and (best is None or score > best[0]):
+                best = (score, statement.strip(), line)
+    return (best[1], best[2]) if best else None
 
 
 # A statement ends at a Latin stop followed by a space, or at a Chinese stop: a dot inside a

@@ -72,6 +72,12 @@ COSINE_CEILING = 1.001
 MEMO_SIZE = 4  # extractions kept for the pages of a batch (a few batches run at once at most)
 
 
+def _document(unit: dict[str, Any], bucket: str, points: Sequence[str]) -> bool:
+    """A runbook, a document's topic, a unit of many points: never one statement said again."""
+    return str(unit.get("kind") or "") in ("procedure", "topic") or bucket == "procedure" or \
+        len(points) > 2
+
+
 class LocalModel:
     """The built-in engine behind the `ChatModel` seam."""
 
@@ -360,6 +366,16 @@ class LocalModel:
             changes = _changes_values(f"{name} {summary}")
             wanted = [h.path for h, s in ranked[:MAX_READS] if s >= related_t / 2 or
                       (s > 0 and _other_value(changes, f"{h.name}. {h.description}"))]
+            # A statement (a unit that is no document) may say again a line of a node that its
+            # name and description do not announce (an incident's lesson, a document's rule):
+            # the index, which reads bodies, ranks that node for the statement's own words.
+            # Its best hits fill the reads left. (A document's unit is compared with what nodes
+            # are named: filled for those too, the reads only added links through a shared
+            # name, "also names bin/bash", on the til tune sample.)
+            if not _document(unit, bucket, points):
+                own_words = parse_hits(searches[0].result or "")
+                wanted += [h.path for h in own_words
+                           if h.path not in wanted][:max(0, MAX_READS - len(wanted))]
             source = self._source_query(paths, messages)
             by_source = [h.path for c in searches if c.args.get("query") == source
                          for h in parse_hits(c.result or "")]
@@ -477,11 +493,15 @@ class LocalModel:
         meta = _meta(note)
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
+        # In any language, the embedder may tell whether a unit saying it is said again states
+        # a line of a node in the other language (never blended into its score).
+        across = self._semantic if self.embedder is not None else None
         body = write.without_related_sentences(note.body.replace("\r\n", "\n"))
         # The unit's notes link a note this node cites: the later note refers to the earlier.
         linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
-                              unit_paths=paths, linked=linked, document=document, cued=cued)
+                              unit_paths=paths, linked=linked, document=document, cued=cued,
+                              across_semantic=across)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -539,9 +559,7 @@ class LocalModel:
         web = weblinks.of_points([str(p) for p in unit.get("points") or []])
         linked_paths = [n.path for n in relate.linked_entries(unit.get("linked_notes"))
                         if n.direction == "out"]
-        # A runbook, a document's topic, a unit of many points: never one statement said again.
-        document = str(unit.get("kind") or "") in ("procedure", "topic") or \
-            bucket == "procedure" or len(points) > 2
+        document = _document(unit, bucket, points)
         echo = str(unit.get("kind") or "") == extract.ECHO
         # Said under a lead-in that says its list is said again ("Agreed / reminders").
         cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
@@ -835,7 +853,10 @@ class LocalModel:
             else:
                 action = "CORROBORATE"
                 new_body = body
-            roles = write.update_roles(sources, new_sources, summary, points, parsed)
+            # What was said again: the unit's statement that says the node's line again
+            # (the runbook's "... canary 5% -> 25% -> 100%", not its opening "How we ship").
+            said_again = comp.new_sentence if comp.restated and comp.new_sentence else summary
+            roles = write.update_roles(sources, new_sources, said_again, points, parsed)
             if comp.restated and not new_sources:
                 # A note the node cites as restating one of its lines says another again: a
                 # Sources sentence of its own quotes that one.

@@ -827,9 +827,47 @@ _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
                  "hundred": 100, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
                  "七": 7, "八": 8, "九": 9, "十": 10}
 _CJK_MEASURES = "个位次天周年月小分秒行页轮条台倍项名人份遍"
-_WORD_NUM_RE = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
-                          r"thirty|hundred)\b|"
-                          rf"([一两二三四五六七八九十])(?=[{_CJK_MEASURES}])", re.I)
+_UNITS_EN = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS_EN = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+             "seventeen", "eighteen", "nineteen")
+_TENS_EN = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_NUMBERS.update({w: i for i, w in enumerate(_UNITS_EN, 1)})
+_WORD_NUMBERS.update({w: i for i, w in enumerate(_TEENS_EN, 10)})
+_WORD_NUMBERS.update({w: 10 * i for i, w in enumerate(_TENS_EN, 2)})
+# A number written in words is one number: "twenty-four hours" is 24 h (not 20 and 4 h), "十四天"
+# 14 days (not 4), "两百条" 200.
+_WORD_NUM_RE = re.compile(
+    rf"\b((?:{'|'.join(_TENS_EN)})(?:[- ](?:{'|'.join(_UNITS_EN)}))?|"
+    rf"{'|'.join(_TEENS_EN)}|{'|'.join(_UNITS_EN)}|hundred)\b|"
+    rf"([零一两二三四五六七八九十百千]+)(?=[{_CJK_MEASURES}])", re.I)
+_ZH_DIGIT_VALUES = {"零": 0, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+              "八": 8, "九": 9}
+_ZH_POWER_VALUES = {"十": 10, "百": 100, "千": 1000}
+
+
+def word_number(word: str) -> float | None:
+    """The value of a number written in words ("twenty-four", "十四", "两百"); a run of
+    Chinese digits without a power ("三四天": three or four days) is read by its last digit."""
+    word = word.lower()
+    if word in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[word])
+    parts = re.split(r"[- ]", word)
+    if len(parts) == 2 and parts[0] in _TENS_EN and parts[1] in _UNITS_EN:
+        return float(_WORD_NUMBERS[parts[0]] + _WORD_NUMBERS[parts[1]])
+    if not word or any(c not in _ZH_DIGIT_VALUES and c not in _ZH_POWER_VALUES for c in word):
+        return None
+    if not any(c in _ZH_POWER_VALUES for c in word):
+        return float(_ZH_DIGIT_VALUES[word[-1]])
+    total = current = 0
+    for c in word:
+        if c in _ZH_POWER_VALUES:
+            total += (current or 1) * _ZH_POWER_VALUES[c]
+            current = 0
+        else:
+            current = _ZH_DIGIT_VALUES[c]
+    return float(total + current)
+
+
 _DATE_RE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b|(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")
 # A date with its month named: "July 4, 2012", "May 30 2012", "4 July 2012" (a year, so that it
 # names one day).
@@ -904,10 +942,9 @@ def facts(text: str) -> Facts:
         unit_key = _unit_key(unit)
         quantities.add((unit_key, value))
     for m in _WORD_NUM_RE.finditer(scrubbed):
-        word = (m.group(1) or m.group(2) or "").lower()
-        if word in _WORD_NUMBERS:
-            quantities.add((_unit_after(scrubbed, m.end(), bool(m.group(2))),
-                            float(_WORD_NUMBERS[word])))
+        number = word_number(m.group(1) or m.group(2) or "")
+        if number is not None:
+            quantities.add((_unit_after(scrubbed, m.end(), bool(m.group(2))), number))
     negated = bool(_NEGATION_RE.search(text))
     # Chinese has no capitals: a capitalised Latin word in Chinese text is a name even where
     # it opens the sentence ("Delta Lantern 项目的...").
