@@ -345,13 +345,15 @@ def coverage(a: Bag | Counter[str], b: Bag | Counter[str], idf: IdfFn) -> float:
 
 # -- passages ------------------------------------------------------------------------------------
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
+_FENCE_OPEN_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 def passages(body: str) -> list[str]:
     """The statements of a node body (Sources excluded): one per sentence, list item or quote
-    line, link syntax reduced to its display text."""
+    line, link syntax reduced to its display text; a paragraph holding a fenced block is one
+    (the dots and `1.` of code end no sentence)."""
     return [p for block, heading in _blocks(body)
-            for p in ([block] if heading else tx.sentences(block)) if p]
+            for p in ([block] if heading or _in_code(block) else tx.sentences(block)) if p]
 
 
 def blocks(body: str) -> list[str]:
@@ -374,8 +376,21 @@ def _blocks(body: str) -> list[tuple[str, bool]]:
             out.append((tx.clean_statement(" ".join(block)), False))
             block.clear()
 
+    fence = ""
     for line in prose.replace("\r\n", "\n").split("\n"):
         stripped = line.strip()
+        # A fenced block stays in its paragraph, its fences kept (code states no claim:
+        # `_in_code`): its blank lines, `# comments` and `- name:` lines are no paragraphs,
+        # headings or items of the node (a workflow's `name: Dump steps context` line was "corrected" by
+        # a note about another step).
+        opens = None if fence else _FENCE_OPEN_RE.match(line)
+        if opens or fence:
+            if not opens and stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            elif opens:
+                fence = opens.group(1)
+            block.append(stripped)
+            continue
         if not stripped or stripped.startswith("#"):
             flush()
             if stripped.startswith("#"):
