@@ -34,7 +34,8 @@ def test_a_code_block_of_a_node_is_never_a_claim_of_its_own(lines: list[str], fe
     assert "After the block." in decide.passages(body)
 
 
-_DUMP_NODE = """Useful for seeing what's available for `if: ` conditions (see [context and expression syntax](https://help.github.com/en/actions/reference/context-and-expression-syntax-for-github-actions)).
+_DUMP_NODE = """Useful for seeing what's available for `if: ` conditions (see
+context and expression syntax).
 
 ```yaml
 on: push

@@ -381,8 +381,8 @@ def _blocks(body: str) -> list[tuple[str, bool]]:
         stripped = line.strip()
         # A fenced block stays in its paragraph, its fences kept (code states no claim:
         # `_in_code`): its blank lines, `# comments` and `- name:` lines are no paragraphs,
-        # headings or items of the node (a workflow's `name: Dump steps context` line was "corrected" by
-        # a note about another step).
+        # headings or items of the node (a workflow's `name: Dump steps context` line was
+        # "corrected" by a note about another step).
         opens = None if fence else _FENCE_OPEN_RE.match(line)
         if opens or fence:
             if not opens and stripped.startswith(fence) and not stripped.strip(fence[0]):
