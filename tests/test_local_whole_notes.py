@@ -83,3 +83,48 @@ def test_a_note_about_another_step_corrects_no_line_of_a_workflow() -> None:
     comp = decide.compare(unit, head, _DUMP_NODE, document=True)
     assert comp.label != "same_abstraction", comp
     assert comp.conflict_kind is None, comp
+
+
+_COMMANDS = st.lists(st.sampled_from([
+    "Install it with `pipx install paginate-json`.",
+    "Then run `paginate-json https://api.github.com/repos/simonw/llm/releases`.",
+    "Add `.diff` to that URL to get back a plain text diff.",
+    "I added `| pbcopy` at the end to paste the result to my clipboard.",
+    "Pipe that to `llm -m claude-3.5-sonnet` to summarise the changes.",
+]), min_size=2, max_size=5, unique=True)
+_ASIDES = st.sampled_from([
+    "I prefer 301 and 302 redirects, which is why I used `statusCode` here.",
+    "There's also at least one mistake in there, which I fixed by hand.",
+    "I had a long-running process and I wanted to check that it was at least doing something.",
+])
+
+
+@given(_COMMANDS, _ASIDES, st.integers(min_value=0, max_value=5))
+def test_one_liking_among_a_how_tos_commands_files_no_preference(commands: list[str],
+                                                                 aside: str, at: int) -> None:
+    """A how-to is filed by what it states: one liking or one count among its commands (`I
+    prefer 301 and 302`, `at least one mistake`) does not make the note a preference or a
+    convention of the author (a til how-to was filed under personal/ as a preference)."""
+    from remelink.models.local import structure
+    from remelink.vault.notes import parse_text
+
+    lines = [*commands]
+    lines.insert(min(at, len(lines)), aside)
+    note = parse_text("resource/2024-08-05/howto.md", "# Release notes with a diff\n\n" +
+                      "\n\n".join(lines) + "\n")
+    out, _ = structure.note_candidates(note, {}, 0)
+    topics = [c for c in out if c.kind == "topic"]
+    assert topics and all(c.bucket == "wiki" for c in topics), [(c.bucket, c.name) for c in out]
+
+
+def test_a_note_of_likings_is_still_a_preference() -> None:
+    from remelink.models.local import structure
+    from remelink.vault.notes import parse_text
+
+    note = parse_text("resource/2024-08-05/style.md", "# My review style\n\n"
+                      "I prefer small pull requests over large ones.\n\n"
+                      "I prefer comments that explain why, not what.\n\n"
+                      "Run `make lint` before asking for a review.\n")
+    out, _ = structure.note_candidates(note, {}, 0)
+    assert [c.bucket for c in out if c.kind == "topic"] == ["personal"], \
+        [(c.kind, c.bucket) for c in out]

@@ -420,9 +420,15 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     statement = lead or next((t for t in authored if _stands_alone(t)), "") or \
         next((t for t in authored if _prose(t)), texts[0])
     points = [p for p in points if p not in (f"text: {statement}", f"text: - {statement}")]
-    buckets = {c.bucket for _, c in topic if isinstance(c, Candidate)}
+    # A document is filed by what it states, not by one of its lines: its statements' bucket
+    # files it when they are at least half of what it states. A how-to with one liking or one
+    # count among its commands ("I prefer 301 and 302", "at least one mistake in there") is
+    # no preference or convention of the author (issue 21: a til how-to filed as personal).
+    stated = [c for _, c in topic if isinstance(c, Candidate)]
+    buckets = {c.bucket for c in stated}
     found.out.append(Candidate(
-        kind="topic", bucket=buckets.pop() if len(buckets) == 1 else "wiki",
+        kind="topic", bucket=buckets.pop() if len(buckets) == 1 and 2 * len(stated) >= len(
+            topic) else "wiki",
         name=name, statement=statement, points=points, paths=[note.path],
         weight=max([c.weight for c in members] or [_WEIGHT["finding"]]) + 0.5 * len(topic),
         order=(index, topic[0][0]), roles={note.path: "topic"}))
