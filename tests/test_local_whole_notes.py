@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from remelink.models.local import decide
+from remelink.models.local import decide, fenced
 
 _CODE_LINE = st.one_of(
     st.just(""),
@@ -128,3 +128,37 @@ def test_a_note_of_likings_is_still_a_preference() -> None:
     out, _ = structure.note_candidates(note, {}, 0)
     assert [c.bucket for c in out if c.kind == "topic"] == ["personal"], \
         [(c.kind, c.bucket) for c in out]
+
+
+_PROBLEM = st.sampled_from(["Problem", "Symptom", "Issue"])
+_SOLUTION = st.sampled_from(["Solution", "Fix", "Resolution"])
+_TOLD = st.sampled_from([
+    "Root cause: the shell splits the argument on every quote.",
+    "Lesson: never build SQL arguments by string concatenation.",
+    "Result: the insert ran in 2 seconds, all 412 rows went in.",
+])
+
+
+@given(_PROBLEM, _SOLUTION, st.one_of(st.none(), _TOLD))
+def test_a_problem_and_its_solution_is_a_how_to_a_log_tells_more(
+        problem: str, solution: str, told: str | None) -> None:
+    """`Problem: ...` then `Solution: ...` explains a problem and its answer (a how-to: one
+    topic, the problem line kept in its place); a log tells what was found out or what came of
+    the fix (a cause, a lesson, an outcome) and is a runbook (issue 21: a til how-to was written
+    as `Symptom: ... Fix: 1. ...`)."""
+    from remelink.models.local import structure
+    from remelink.vault.notes import parse_text
+
+    text = ("# Passing arguments using heredoc syntax\n\n"
+            "I wanted to pass a query as an argument to the `sqlite-utils` CLI tool.\n\n"
+            f"{problem}: this contains both single AND double quotes, which makes string "
+            "escaping a tiny bit tricky.\n\n"
+            f"{solution}: use heredoc syntax:\n```\nsqlite-utils data.db \"$(cat <<EOF\n"
+            "select 1;\nEOF\n)\"\n```\n" + (f"\n{told}\n" if told else ""))
+    out, _ = structure.note_candidates(parse_text("resource/2022-07-07/heredoc.md", text), {}, 0)
+    if told is None:
+        assert [c.kind for c in out] == ["topic"], [(c.kind, c.name) for c in out]
+        said = fenced.unfold(" ".join([out[0].statement, *out[0].points]))
+        assert "both single AND double quotes" in said and "sqlite-utils data.db" in said
+    else:
+        assert out[0].kind == "debug", [(c.kind, c.name) for c in out]
