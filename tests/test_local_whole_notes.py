@@ -162,3 +162,24 @@ def test_a_problem_and_its_solution_is_a_how_to_a_log_tells_more(
         assert "both single AND double quotes" in said and "sqlite-utils data.db" in said
     else:
         assert out[0].kind == "debug", [(c.kind, c.name) for c in out]
+
+
+_WHO = st.sampled_from(["Dana", "Alice", "Tomasz", "I", "We"])
+_SAID = st.sampled_from(["asked for", "said", "brought up", "agreed on", "wants", "repeated"])
+_DONE = st.sampled_from(["ran", "fetched", "deployed", "restarted", "rebuilt", "opened"])
+_THING = st.sampled_from(["the retention change", "the `sqlite3 --version` command",
+                          "the image", "til.simonwillison.net", "the weekly status"])
+_AGAIN = st.sampled_from(["again", "once more", "once again"])
+
+
+@given(_WHO, _SAID, _DONE, _THING, _AGAIN)
+def test_again_says_a_statement_is_said_again_only_of_a_saying(
+        who: str, said: str, done: str, thing: str, again: str) -> None:
+    """"again" beside a verb of saying, asking, wanting or deciding says a statement is said
+    again; beside a deed or a state ("I ran the above command again", "fetched again from
+    Cloudflare every time", "working again") a thing happened again: no restatement of a node
+    of another note (issue 21: til lines 'restated' nodes of other tools' notes)."""
+    assert decide.says_again(f"{who} {said} {thing} {again}.")
+    assert decide.says_again(f"{again.capitalize()}, {who} {said} {thing}.")
+    assert not decide.says_again(f"After that {who} {done} {thing} {again} and it worked.")
+    assert not decide.says_again(f"Once {who} got {thing} working {again} I wanted a redirect.")

@@ -538,6 +538,46 @@ def _speakers(text: str) -> set[str]:
 RESTATEMENT_CUES = ("again", "once more", "once again", "reiterated", "repeated", "restated",
                     "as before", "still wants", "still prefers", "still asks", "再次", "又一次",
                     "再一次", "重申", "仍然", "依然", "还是希望")
+# "again", "once more" say that a statement is said again only beside a verb of saying, asking,
+# wanting or deciding ("Alice again asked ...", "Dana said it once more: ..."): beside a deed or
+# a state they say that a thing happened again ("I ran the above command again", "once I got the
+# site working again", "the espresso machine is leaking again"), no statement said again (issue
+# 21: such til lines were read as restating a node of another tool's note).
+_AGAIN_CUES = ("again", "once again", "once more")
+_SAYING_RE = re.compile(
+    r"\b(?:says?|said|saying|ask(?:s|ed|ing)?|repeat(?:s|ed|ing)?|rais(?:e|es|ed|ing)|"
+    r"mention(?:s|ed|ing)?|remind(?:s|ed|ing)?|reminder|insist(?:s|ed|ing)?|want(?:s|ed)?|"
+    r"prefer(?:s|red)?|push(?:es|ed)?|br(?:ing|ings|ought) up|stress(?:es|ed)?|stat(?:e|es|ed)|"
+    r"t(?:ell|ells|old)|not(?:e|es|ed)|propos(?:e|es|ed)|suggest(?:s|ed)?|request(?:s|ed)?|"
+    r"complain(?:s|ed)?|point(?:s|ed)? out|flag(?:s|ged)?|agree(?:s|d)?|decid(?:e|es|ed)|"
+    r"confirm(?:s|ed)?|emphasi[sz](?:e|es|ed)|argu(?:e|es|ed)|explain(?:s|ed)?|wr(?:ote|ites?)|"
+    r"repl(?:y|ies|ied)|answer(?:s|ed)?|recommend(?:s|ed)?|call(?:s|ed)? for|ping(?:s|ed)?)\b",
+    re.I)
+
+
+def says_again(text: str) -> bool:
+    """The text says it is a statement said again: a cue of repetition ("reiterated", "再次"),
+    or "again" / "once more" said of a verb of saying, asking, wanting or deciding: at most
+    five words after it ("asked again", "brought up the retention again"), right before it
+    ("again asked"), or opening its clause ("Again, Dana wants ...")."""
+    if tx.has_word_cue(text, tuple(c for c in RESTATEMENT_CUES if c not in _AGAIN_CUES)):
+        return True
+    for clause in re.split(r"[.;:!?。；：！？]\s+|\s+-\s+", text):
+        # A code span is one thing named, however many words it writes.
+        words = re.findall(r"[\w'#@-]+", re.sub(r"`[^`]*`", " code ", clause.lower()))
+        for i, word in enumerate(words):
+            if word == "more" and i and words[i - 1] == "once":
+                at = i - 1
+            elif word == "again":
+                at = i - 1 if i and words[i - 1] == "once" else i
+            else:
+                continue
+            if at == 0 or _SAYING_RE.search(" ".join(words[max(0, at - 5):at])) or (
+                    i + 1 < len(words) and _SAYING_RE.fullmatch(words[i + 1])):
+                return True
+    return False
+
+
 # A later note saying that its point stands as before or follows a standing rule ("still",
 # "as agreed", "per the style guide", "按规定", "规范里写了", "不变"): not a repetition by itself,
 # but with an identifier or name the node writes too, the unit is that node's point said again.
@@ -1232,7 +1272,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         kind, description, old = "order", "another handover of the same thing", passage
     elif same:
         kind = description = old = None
-    if not restated and (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES)):
+    if not restated and (cued or says_again(unit_text)):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
@@ -1393,7 +1433,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     digest weighs every word it has not seen yet the most); and it states no value the node
     does not (a changed value is a correction, not this). A unit of many statements (a whole
     document) is never one node's point said again."""
-    cue = cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
+    cue = cued or (says_again(unit_text) or tx.has_word_cue(unit_text, STANDING_CUES))
     if not (linked or cue):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
@@ -1459,7 +1499,7 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
     embedder places them close (T_SAME_ACROSS). A changed value is never this."""
     if language(unit_text) == language(node_text) or semantic < T_SAME_ACROSS:
         return False
-    if not tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES):
+    if not (says_again(unit_text) or tx.has_word_cue(unit_text, STANDING_CUES)):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
         return False
