@@ -183,3 +183,28 @@ def test_again_says_a_statement_is_said_again_only_of_a_saying(
     assert decide.says_again(f"{again.capitalize()}, {who} {said} {thing}.")
     assert not decide.says_again(f"After that {who} {done} {thing} {again} and it worked.")
     assert not decide.says_again(f"Once {who} got {thing} working {again} I wanted a redirect.")
+
+
+_WEBAUTHN_HEAD = "WebAuthn browser support. Every current browser supports WebAuthn passkeys."
+_WEBAUTHN_BODY = """Every current browser supports WebAuthn passkeys.
+
+Safari on iOS supports them too.
+
+The test harness calls browser_close after 30 seconds.
+
+Firefox supports the browser API from version 60.
+"""
+
+
+def test_a_whole_note_about_another_thing_updates_no_node_through_one_line() -> None:
+    """A line unit that sets another value of a line deep in a node, naming what that line
+    names, corrects it (the node's opening names another subject: its document's); a whole
+    note about another thing (Playwright MCP, not WebAuthn) does not, whatever one of its lines
+    shares with one of the node's (issue 21: a whole til note was merged into 'WebAuthn browser
+    support' through 'browser')."""
+    unit = ("Using Playwright MCP with Claude Code. The browser_close tool actually closes the "
+            "browser after 5 seconds.")
+    line = decide.compare(unit, _WEBAUTHN_HEAD, _WEBAUTHN_BODY, document=False)
+    assert line.label == "same_abstraction" and line.conflict_kind == "number", line
+    whole = decide.compare(unit, _WEBAUTHN_HEAD, _WEBAUTHN_BODY, document=True)
+    assert whole.label != "same_abstraction" and whole.conflict_kind == "entity", whole

@@ -1197,9 +1197,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf) or \
         person_conflict(unit_text, passage)
-    if ent and len(sentences) > 2:
+    if ent and len(sentences) > 2 and not document:
         # A document names its subject at its opening; a line deeper in it that the unit sets
-        # another value of, naming what the unit names (`P0`), is what the unit is about.
+        # another value of, naming what the unit names (`P0`), is what the unit is about. Not
+        # for a unit that is a whole document itself: it names its own subject, and one of its
+        # lines meeting a line of the node makes it no more about the node's subject.
         line = disagreement(unit_text, sentences[2:], idf, subject=node_head)
         if line is not None and entity_conflict(unit_text, line.sentence) is None and \
                 person_conflict(unit_text, line.sentence) is None and \
