@@ -208,3 +208,19 @@ def test_a_whole_note_about_another_thing_updates_no_node_through_one_line() -> 
     assert line.label == "same_abstraction" and line.conflict_kind == "number", line
     whole = decide.compare(unit, _WEBAUTHN_HEAD, _WEBAUTHN_BODY, document=True)
     assert whole.label != "same_abstraction" and whole.conflict_kind == "entity", whole
+
+
+def test_a_whole_note_replaces_no_system_of_another_note() -> None:
+    """One sentence of a whole note that decides ("I decided ...", "... should be treated as a
+    success") is no decision replacing a system a node's line names: a statement's unit is
+    (a CORRECT), a note's topic is not (its other lines are about its own subject)."""
+    head = "Security keys for two-factor login. Security keys work for two-factor login."
+    body = ("Security keys work for two-factor login.\n\n"
+            "The login pages for the 2FA settings are served by pypi.org today.\n\n"
+            "It works in every browser.\n")
+    unit = ("Using a browser MCP server. I decided the login pages for the 2FA settings are "
+            "served by microsoft/playwright-mcp today.")
+    line = decide.compare(unit, head, body, document=True)
+    assert line.label == "same_abstraction" and line.conflict_kind == "tool", line
+    whole = decide.compare(unit, head, body, document=True, whole_note=True)
+    assert whole.label != "same_abstraction" and whole.conflict_kind != "tool", whole

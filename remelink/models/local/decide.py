@@ -1161,14 +1161,17 @@ def _sentence_at(text: str, pos: int) -> str:
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = (), linked: bool = False,
-            document: bool = False, cued: bool = False) -> Comparison:
+            document: bool = False, cued: bool = False, whole_note: bool = False) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
     cosine of the unit with each text (called once, with the best passage). `linked`: the
     unit's notes link a note the node cites (a wikilink says the later note refers to it);
     `document`: the unit is a whole document or runbook (its summary leads many points), never
     one statement said again; `cued`: the unit is said under a lead-in that says it is said
-    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself."""
+    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself; `whole_note`: the
+    unit is a whole note (its topic, runbook or log), no decision of one statement: it replaces
+    no system a node's line names (`replaced`), whatever one of its sentences decides ("I
+    decided to figure out how to use ... Playwright MCP", "... should be treated as a success")."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1212,7 +1215,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage) or \
         scope_conflict(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
-    swap = replaced(unit_text, sentences, idf) if handed is None else None
+    swap = replaced(unit_text, sentences, idf) if handed is None and not whole_note else None
     if handed is not None:
         kind, description, old, correction = "owner", handed.description, handed.sentence, True
         new_sentence = handed.statement
