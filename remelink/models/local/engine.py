@@ -474,7 +474,7 @@ class LocalModel:
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
                  semantic: bool = True, links: Sequence[str] = (),
                  document: bool = False, cued: bool = False,
-                 whole: bool = False) -> decide.Comparison:
+                 whole_note: bool = False) -> decide.Comparison:
         meta = _meta(note)
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
@@ -483,7 +483,7 @@ class LocalModel:
         linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
                               unit_paths=paths, linked=linked, document=document, cued=cued,
-                              whole_note=whole)
+                              whole_note=whole_note)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -546,7 +546,7 @@ class LocalModel:
             bucket == "procedure" or len(points) > 2
         echo = str(unit.get("kind") or "") == extract.ECHO
         # A whole note (its topic, runbook or log): no one statement that decides.
-        whole = str(unit.get("kind") or "") in ("topic", "procedure", "debug")
+        whole_note = str(unit.get("kind") or "") in ("topic", "procedure", "debug")
         # Said under a lead-in that says its list is said again ("Agreed / reminders").
         cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
         # A line's unit only updates a node of another note: its own note's nodes (those
@@ -561,14 +561,15 @@ class LocalModel:
             if path.startswith(digest) and path not in own_nodes:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
                                                      links=linked_paths, document=document,
-                                                     cued=cued, whole=whole)))
+                                                     cued=cued, whole_note=whole_note)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
         lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
             compared = [(p, self._compare(unit_text, notes[p], paths, links=linked_paths,
-                                          document=document, cued=cued, whole=whole)
+                                          document=document, cued=cued,
+                                          whole_note=whole_note)
                           if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}
