@@ -53,9 +53,14 @@ def label_of(text: str) -> tuple[str, str] | None:
 
 
 def is_debug_log(kinds: Sequence[str], has_steps: bool) -> bool:
-    present = set(kinds) & set(DEBUG_KINDS)
+    """Steps, a symptom, cause or lesson, and a fix or what was checked: and the note tells
+    more than a problem and its answer. A log tells what was found out or what came of it (a
+    cause, what was checked, a lesson, an outcome); `Problem: this contains both single AND
+    double quotes` then `Solution: use heredoc syntax` explains a problem and its solution:
+    a how-to (issue 21: a til how-to written as a debugging log, `Symptom: ...`)."""
+    present = set(kinds) & {*DEBUG_KINDS, "outcome"}
     return has_steps and bool(present & {"symptom", "cause", "lesson"}) and \
-        bool(present & {"fix", "investigation"})
+        bool(present & {"fix", "investigation"}) and bool(present - {"symptom", "fix"})
 
 
 def step_role(step: str) -> str:

@@ -345,13 +345,15 @@ def coverage(a: Bag | Counter[str], b: Bag | Counter[str], idf: IdfFn) -> float:
 
 # -- passages ------------------------------------------------------------------------------------
 _LIST_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|>)\s+")
+_FENCE_OPEN_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 def passages(body: str) -> list[str]:
     """The statements of a node body (Sources excluded): one per sentence, list item or quote
-    line, link syntax reduced to its display text."""
+    line, link syntax reduced to its display text; a paragraph holding a fenced block is one
+    (the dots and `1.` of code end no sentence)."""
     return [p for block, heading in _blocks(body)
-            for p in ([block] if heading else tx.sentences(block)) if p]
+            for p in ([block] if heading or _in_code(block) else tx.sentences(block)) if p]
 
 
 def blocks(body: str) -> list[str]:
@@ -374,8 +376,21 @@ def _blocks(body: str) -> list[tuple[str, bool]]:
             out.append((tx.clean_statement(" ".join(block)), False))
             block.clear()
 
+    fence = ""
     for line in prose.replace("\r\n", "\n").split("\n"):
         stripped = line.strip()
+        # A fenced block stays in its paragraph, its fences kept (code states no claim:
+        # `_in_code`): its blank lines, `# comments` and `- name:` lines are no paragraphs,
+        # headings or items of the node (a workflow's `name: Dump steps context` line was
+        # "corrected" by a note about another step).
+        opens = None if fence else _FENCE_OPEN_RE.match(line)
+        if opens or fence:
+            if not opens and stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = ""
+            elif opens:
+                fence = opens.group(1)
+            block.append(stripped)
+            continue
         if not stripped or stripped.startswith("#"):
             flush()
             if stripped.startswith("#"):
@@ -524,6 +539,46 @@ def _speakers(text: str) -> set[str]:
 RESTATEMENT_CUES = ("again", "once more", "once again", "reiterated", "repeated", "restated",
                     "as before", "still wants", "still prefers", "still asks", "再次", "又一次",
                     "再一次", "重申", "仍然", "依然", "还是希望")
+# "again", "once more" say that a statement is said again only beside a verb of saying, asking,
+# wanting or deciding ("Alice again asked ...", "Dana said it once more: ..."): beside a deed or
+# a state they say that a thing happened again ("I ran the above command again", "once I got the
+# site working again", "the espresso machine is leaking again"), no statement said again (issue
+# 21: such til lines were read as restating a node of another tool's note).
+_AGAIN_CUES = ("again", "once again", "once more")
+_SAYING_RE = re.compile(
+    r"\b(?:says?|said|saying|ask(?:s|ed|ing)?|repeat(?:s|ed|ing)?|rais(?:e|es|ed|ing)|"
+    r"mention(?:s|ed|ing)?|remind(?:s|ed|ing)?|reminder|insist(?:s|ed|ing)?|want(?:s|ed)?|"
+    r"prefer(?:s|red)?|push(?:es|ed)?|br(?:ing|ings|ought) up|stress(?:es|ed)?|stat(?:e|es|ed)|"
+    r"t(?:ell|ells|old)|not(?:e|es|ed)|propos(?:e|es|ed)|suggest(?:s|ed)?|request(?:s|ed)?|"
+    r"complain(?:s|ed)?|point(?:s|ed)? out|flag(?:s|ged)?|agree(?:s|d)?|decid(?:e|es|ed)|"
+    r"confirm(?:s|ed)?|emphasi[sz](?:e|es|ed)|argu(?:e|es|ed)|explain(?:s|ed)?|wr(?:ote|ites?)|"
+    r"repl(?:y|ies|ied)|answer(?:s|ed)?|recommend(?:s|ed)?|call(?:s|ed)? for|ping(?:s|ed)?)\b",
+    re.I)
+
+
+def says_again(text: str) -> bool:
+    """The text says it is a statement said again: a cue of repetition ("reiterated", "再次"),
+    or "again" / "once more" said of a verb of saying, asking, wanting or deciding: at most
+    five words after it ("asked again", "brought up the retention again"), right before it
+    ("again asked"), or opening its clause ("Again, Dana wants ...")."""
+    if tx.has_word_cue(text, tuple(c for c in RESTATEMENT_CUES if c not in _AGAIN_CUES)):
+        return True
+    for clause in re.split(r"[.;:!?。；：！？]\s+|\s+-\s+", text):
+        # A code span is one thing named, however many words it writes.
+        words = re.findall(r"[\w'#@-]+", re.sub(r"`[^`]*`", " code ", clause.lower()))
+        for i, word in enumerate(words):
+            if word == "more" and i and words[i - 1] == "once":
+                at = i - 1
+            elif word == "again":
+                at = i - 1 if i and words[i - 1] == "once" else i
+            else:
+                continue
+            if at == 0 or _SAYING_RE.search(" ".join(words[max(0, at - 5):at])) or (
+                    i + 1 < len(words) and _SAYING_RE.fullmatch(words[i + 1])):
+                return True
+    return False
+
+
 # A later note saying that its point stands as before or follows a standing rule ("still",
 # "as agreed", "per the style guide", "按规定", "规范里写了", "不变"): not a repetition by itself,
 # but with an identifier or name the node writes too, the unit is that node's point said again.
@@ -1111,7 +1166,7 @@ def _sentence_at(text: str, pos: int) -> str:
 def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn = default_idf,
             semantic: SemanticFn | float | None = None,
             unit_paths: Sequence[str] = (), linked: bool = False,
-            document: bool = False, cued: bool = False,
+            document: bool = False, cued: bool = False, whole_note: bool = False,
             across_semantic: SemanticFn | None = None) -> Comparison:
     """Compare a unit with a node. `node_head` is its name and description (the abstraction),
     `node_body` the markdown body; `semantic` an embedding cosine, or a function giving the
@@ -1119,7 +1174,10 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     unit's notes link a note the node cites (a wikilink says the later note refers to it);
     `document`: the unit is a whole document or runbook (its summary leads many points), never
     one statement said again; `cued`: the unit is said under a lead-in that says it is said
-    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself;
+    again ("Reminders:", "记几条这次反复提到的问题："), as if it said so itself; `whole_note`: the
+    unit is a whole note (its topic, runbook or log), no decision of one statement: it replaces
+    no system a node's line names (`replaced`), whatever one of its sentences decides ("I
+    decided to figure out how to use ... Playwright MCP", "... should be treated as a success");
     `across_semantic`: the embedder's cosines, asked only whether a unit saying it is said
     again states a line of a node in the other language (restates_line_across)."""
     idf = memo(idf)
@@ -1150,9 +1208,11 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf) or \
         person_conflict(unit_text, passage)
-    if ent and len(sentences) > 2:
+    if ent and len(sentences) > 2 and not document:
         # A document names its subject at its opening; a line deeper in it that the unit sets
-        # another value of, naming what the unit names (`P0`), is what the unit is about.
+        # another value of, naming what the unit names (`P0`), is what the unit is about. Not
+        # for a unit that is a whole document itself: it names its own subject, and one of its
+        # lines meeting a line of the node makes it no more about the node's subject.
         line = disagreement(unit_text, sentences[2:], idf, subject=node_head)
         if line is not None and entity_conflict(unit_text, line.sentence) is None and \
                 person_conflict(unit_text, line.sentence) is None and \
@@ -1163,7 +1223,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage) or \
         scope_conflict(unit_text, passage)
     handed = handover(unit_text, [*sentences, node_head], idf)
-    swap = replaced(unit_text, sentences, idf) if handed is None else None
+    swap = replaced(unit_text, sentences, idf) if handed is None and not whole_note else None
     if handed is not None:
         kind, description, old, correction = "owner", handed.description, handed.sentence, True
         new_sentence = handed.statement
@@ -1242,7 +1302,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         kind, description, old = "order", "another handover of the same thing", passage
     elif same:
         kind = description = old = None
-    if not restated and (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES)):
+    if not restated and (cued or says_again(unit_text)):
         # Said again by someone the node names, or said again with nothing the node does not
         # already say ("We agreed again to rotate the vault tokens every 14 days").
         node_text = f"{node_head} {' '.join(sentences)}"
@@ -1403,7 +1463,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     digest weighs every word it has not seen yet the most); and it states no value the node
     does not (a changed value is a correction, not this). A unit of many statements (a whole
     document) is never one node's point said again."""
-    cue = cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)
+    cue = cued or (says_again(unit_text) or tx.has_word_cue(unit_text, STANDING_CUES))
     if not (linked or cue):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
@@ -1469,7 +1529,7 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
     embedder places them close (T_SAME_ACROSS). A changed value is never this."""
     if language(unit_text) == language(node_text) or semantic < T_SAME_ACROSS:
         return False
-    if not tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES):
+    if not (says_again(unit_text) or tx.has_word_cue(unit_text, STANDING_CUES)):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
         return False

@@ -489,7 +489,8 @@ class LocalModel:
 
     def _compare(self, unit_text: str, note: Note, paths: Sequence[str] = (), *,
                  semantic: bool = True, links: Sequence[str] = (),
-                 document: bool = False, cued: bool = False) -> decide.Comparison:
+                 document: bool = False, cued: bool = False,
+                 whole_note: bool = False) -> decide.Comparison:
         meta = _meta(note)
         head = decide.text_of(str(meta.get("name") or ""), str(meta.get("description") or ""))
         embed = self._semantic if semantic and self.embedder is not None else None
@@ -501,7 +502,7 @@ class LocalModel:
         linked = any(f"[[{p}" in body for p in links if p not in paths)
         return decide.compare(unit_text, head, body, idf=self.idf, semantic=embed,
                               unit_paths=paths, linked=linked, document=document, cued=cued,
-                              across_semantic=across)
+                              whole_note=whole_note, across_semantic=across)
 
     def _semantic(self, text: str, others: Sequence[str]) -> list[float]:
         if self.embedder is None:
@@ -561,6 +562,8 @@ class LocalModel:
                         if n.direction == "out"]
         document = _document(unit, bucket, points)
         echo = str(unit.get("kind") or "") == extract.ECHO
+        # A whole note (its topic, runbook or log): no one statement that decides.
+        whole_note = str(unit.get("kind") or "") in ("topic", "procedure", "debug")
         # Said under a lead-in that says its list is said again ("Agreed / reminders").
         cued = any(pts.parse(str(p)).role == "under" for p in unit.get("points") or [])
         # A line's unit only updates a node of another note: its own note's nodes (those
@@ -575,14 +578,15 @@ class LocalModel:
             if path.startswith(digest) and path not in own_nodes:
                 compared.append((path, self._compare(unit_text, note, paths, semantic=False,
                                                      links=linked_paths, document=document,
-                                                     cued=cued)))
+                                                     cued=cued, whole_note=whole_note)))
         compared.sort(key=lambda pc: -pc[1].lexical)
         semantic = self.embedder is not None and decide.uses_embedder(lang)
         lexical_labels = {p: c.label for p, c in compared}
         if semantic:
             # The embedding costs ~10 ms a text: only the best lexical candidates get it.
             compared = [(p, self._compare(unit_text, notes[p], paths, links=linked_paths,
-                                          document=document, cued=cued)
+                                          document=document, cued=cued,
+                                          whole_note=whole_note)
                           if i < SEMANTIC_TOP else c)
                         for i, (p, c) in enumerate(compared)]
         labels = {p: c.label for p, c in compared}

@@ -115,7 +115,8 @@ def _absorb(kept: Candidate, cand: Candidate) -> None:
         # A statement that announces itself as said again ("Dana repeated: ...", "..., still
         # not happening", "按规定") is the point again: provenance for its Sources sentence,
         # not a line of the body.
-        again = tx.has_word_cue(cand.statement, decide.RESTATEMENT_CUES + decide.STANDING_CUES)
+        again = decide.says_again(cand.statement) or \
+            tx.has_word_cue(cand.statement, decide.STANDING_CUES)
         kept.points.append(pt.Point("again" if again else "point", source,
                                     cand.statement).format())
     if cand.kind == "procedure" and kept.kind != "procedure":
@@ -131,8 +132,8 @@ _LINE_MARK_RE = re.compile(r"^\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+|>\s*)")
 def _echoes(text: str) -> bool:
     """The sentence changes a value (a decision, a correction, a value set from then on) or
     says a point again or as it stands."""
-    return decide.decides(text) or tx.has_word_cue(
-        text, decide.CORRECTION_CUES + decide.RESTATEMENT_CUES + decide.STANDING_CUES)
+    return decide.decides(text) or decide.says_again(text) or tx.has_word_cue(
+        text, decide.CORRECTION_CUES + decide.STANDING_CUES)
 
 
 # A lead-in that says the list after it is said again ("Agreed / reminders", "记几条这次反复提到的

@@ -160,6 +160,7 @@ class _Note:
     said: list[tuple[int, Candidate | str]] = field(default_factory=list)  # (section, item)
     listed: set[int] = field(default_factory=set)  # ids of the items written as list items
     quoted: set[int] = field(default_factory=set)  # ids of the items read in a quote
+    problems: set[int] = field(default_factory=set)  # ids of the problems a document states
     block: str = ""  # the kind of block being read (`item`, `num`, `para`)
     blocks: int = 0  # blocks read so far (the id of the one being read)
     pieces: list[runs.Piece] = field(default_factory=list)  # a daily note's statements
@@ -281,7 +282,8 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
                                        statement=f, points=[], paths=[note.path],
                                        weight=_WEIGHT["lesson"], order=(index, 99),
                                        roles={note.path: "failure"}))
-    if debuglog.is_debug_log(found.debug_kinds, bool(found.steps)):
+    told_kinds = found.debug_kinds + [k for k, _ in found.attached if k == "outcome"]
+    if debuglog.is_debug_log(told_kinds, bool(found.steps)):
         # One incident, one runbook: a numbered list elsewhere in the log ("What I checked")
         # is its diagnosis, not a runbook of its own.
         for cand in procedures:
@@ -381,6 +383,10 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     found.said += [(c.order[1], c) for c in found.out
                    if c.kind not in ("procedure", "fact") and
                    not any(c is item for _, item in found.said)]
+    if "fix" not in found.debug_kinds:
+        # A problem stated with no answer told (a design's `## Problem`) stays context, as it
+        # was (noted in issue 21, not changed here); with its answer it is what the note says.
+        found.said = [(s, item) for s, item in found.said if id(item) not in found.problems]
     members = [c for _, c in found.said if isinstance(c, Candidate)]
     if not found.said:
         return
@@ -415,14 +421,21 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
         points += [p for p in item.points if not p.startswith("text: ") and
                    pt.text_of(p).lower() not in item.statement.lower()]
     texts = [item.statement if isinstance(item, Candidate) else item for _, item in topic]
+    # The problem a document solves is no statement of what it says (its design, its answer).
     authored = [t for (_, item), t in zip(topic, texts, strict=True)
-                if id(item) not in found.quoted]
+                if id(item) not in found.quoted and id(item) not in found.problems]
     statement = lead or next((t for t in authored if _stands_alone(t)), "") or \
         next((t for t in authored if _prose(t)), texts[0])
     points = [p for p in points if p not in (f"text: {statement}", f"text: - {statement}")]
-    buckets = {c.bucket for _, c in topic if isinstance(c, Candidate)}
+    # A document is filed by what it states, not by one of its lines: its statements' bucket
+    # files it when they are at least half of what it states. A how-to with one liking or one
+    # count among its commands ("I prefer 301 and 302", "at least one mistake in there") is
+    # no preference or convention of the author (issue 21: a til how-to filed as personal).
+    stated = [c for _, c in topic if isinstance(c, Candidate)]
+    buckets = {c.bucket for c in stated}
     found.out.append(Candidate(
-        kind="topic", bucket=buckets.pop() if len(buckets) == 1 else "wiki",
+        kind="topic", bucket=buckets.pop() if len(buckets) == 1 and 2 * len(stated) >= len(
+            topic) else "wiki",
         name=name, statement=statement, points=points, paths=[note.path],
         weight=max([c.weight for c in members] or [_WEIGHT["finding"]]) + 0.5 * len(topic),
         order=(index, topic[0][0]), roles={note.path: "topic"}))
@@ -640,6 +653,13 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
         # any other line (`Solution:` before a how-to's code).
         found.steps.append((kind, piece))
     if kind in _ATTACHED or (kind in ("neutral", "lesson") and _FOLLOWUP_RE.match(piece)):
+        if kind == "symptom" and not note.path.startswith(DAILY) and _long_enough(piece):
+            # The problem a how-to solves (`Problem: this contains both single AND double
+            # quotes`, then `Solution: ...`) is what it states, in its place; a debugging log's
+            # symptom opens its runbook (debuglog.is_debug_log, decided after the walk; a log
+            # reads no topic).
+            _said(found, s_index, piece)
+            found.problems.add(id(piece))
         if _long_enough(piece) or _FOLLOWUP_RE.match(piece):
             found.attached.append(("followup" if _FOLLOWUP_RE.match(piece) else kind, piece))
         return
