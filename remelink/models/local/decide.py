@@ -579,6 +579,12 @@ def says_again(text: str) -> bool:
     return False
 
 
+def said_again(text: str) -> bool:
+    """The text says it is said again (says_again) or that its point stands as before
+    (STANDING_CUES: "still", "as agreed", "按规定")."""
+    return says_again(text) or tx.has_word_cue(text, STANDING_CUES)
+
+
 # A later note saying that its point stands as before or follows a standing rule ("still",
 # "as agreed", "per the style guide", "按规定", "规范里写了", "不变"): not a repetition by itself,
 # but with an identifier or name the node writes too, the unit is that node's point said again.
@@ -1278,7 +1284,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         restated = True
     elif not document and kind in (None, "entity") and (again := restates_line(
             unit_text, [*sentences, *blocks(node_body)], idf=idf,
-            cue=cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES))):
+            cue=cued or said_again(unit_text))):
         # The things the node's line states, stated again (the names the unit adds are its
         # occasion: the runbook's `journal-svc`, the policy's `p99`); the unit's statement
         # that says them is what its Sources sentence quotes.
@@ -1286,7 +1292,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         restated = True
         new_sentence = again[0]
     elif not document and kind in (None, "entity") and across_semantic is not None and \
-            (cued or tx.has_word_cue(unit_text, RESTATEMENT_CUES + STANDING_CUES)) and \
+            (cued or said_again(unit_text)) and \
             (again := restates_line_across(unit_text, f"{node_head} {' '.join(sentences)}",
                                            [*sentences, *blocks(node_body)], across_semantic,
                                            cued=cued)):
@@ -1463,7 +1469,7 @@ def restates_standing(unit_text: str, node_head: str, sentences: Sequence[str], 
     digest weighs every word it has not seen yet the most); and it states no value the node
     does not (a changed value is a correction, not this). A unit of many statements (a whole
     document) is never one node's point said again."""
-    cue = cued or (says_again(unit_text) or tx.has_word_cue(unit_text, STANDING_CUES))
+    cue = cued or said_again(unit_text)
     if not (linked or cue):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
@@ -1529,7 +1535,7 @@ def restates_across_by_meaning(unit_text: str, node_text: str, semantic: float) 
     embedder places them close (T_SAME_ACROSS). A changed value is never this."""
     if language(unit_text) == language(node_text) or semantic < T_SAME_ACROSS:
         return False
-    if not (says_again(unit_text) or tx.has_word_cue(unit_text, STANDING_CUES)):
+    if not said_again(unit_text):
         return False
     if len(statements_of(unit_text)) > MAX_RESTATING_CLAUSES:
         return False
@@ -1681,7 +1687,7 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
         return None
     best: tuple[float, str, str] | None = None
     for statement in statements:
-        if not (cued or tx.has_word_cue(statement, RESTATEMENT_CUES + STANDING_CUES)):
+        if not (cued or said_again(statement)):
             continue
         try:
             scores = similarity(statement, targets)
