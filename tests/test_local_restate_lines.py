@@ -157,7 +157,8 @@ def test_a_chinese_list_said_again_corroborates_the_english_documents_node(
     assert len(guide) == 1
     node = digest[guide[0]]
     body, _, sources = node.partition("## Sources")
-    assert "[[daily/2026-04-14/评审.md" in sources and "再次说明了这一点" in sources
+    # In the English node, the Sources sentence is English; the note's words are quoted.
+    assert "[[daily/2026-04-14/评审.md" in sources and " restates this: \u201c" in sources
     assert "评审" not in body
 
 

@@ -53,6 +53,24 @@ def test_a_chinese_meeting_saying_the_canary_still_stands_restates_it(
     assert again.action == "CORROBORATE" and again.target == made.target
 
 
+def test_the_sources_sentence_speaks_the_nodes_language_and_quotes_the_other(
+        ctx: IntegrationContext) -> None:
+    """The sentence the engine words itself stands in the node, in the node's language; the
+    note's words it quotes stay as written, in quotation marks when in the other language."""
+    made = integrate_note(ctx, "resource/2026-02-16/deploy.md", "How we ship journal-svc",
+                          "How we ship `journal-svc` to prod. It runs as an Argo Rollout in "
+                          "namespace `journal`, canary 5% -> 25% -> 100%, and every step is "
+                          "watched for 30 minutes.")
+    again = integrate_note(ctx, "daily/2026-03-17/发布周会.md", "灰度还是 5% → 25% → 100%",
+                           "灰度还是 5% → 25% → 100%，不变。")
+    assert again.action == "CORROBORATE" and again.target == made.target
+    sources = (ctx.vault / str(made.target)).read_text(encoding="utf-8").split("## Sources")[1]
+    line = next(x for x in sources.splitlines() if "发布周会.md" in x)
+    assert line.startswith("[[daily/2026-03-17/发布周会.md]] ")
+    assert " restates this: \u201c灰度还是 5% → 25% → 100%" in line, line
+    assert line.endswith("\u201d."), line
+
+
 def test_another_value_across_languages_is_no_restatement(ctx: IntegrationContext) -> None:
     made = integrate_note(ctx, "resource/2026-02-02/发布规范.md", CANARY, POLICY)
     other = integrate_note(ctx, "resource/2026-02-16/deploy.md", "How we ship journal-svc",

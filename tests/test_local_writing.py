@@ -197,8 +197,8 @@ def test_sources_sentences_say_what_each_source_supports() -> None:
         "[[daily/b.md]] (\u201cPDF export\u201d) restates this: Alice again asked to see progress "
         "while the export runs.")
     assert write.source_sentence(infos[1], "refine", "zh") == (
-        "[[daily/b.md]]（“PDF export”）补充了这一点：Alice again asked to see progress while the "
-        "export runs。")
+        "[[daily/b.md]]（“PDF export”）补充了这一点：“Alice again asked to see progress while "
+        "the export runs”。")  # the other language's words, quoted
     told = write.sources_of(["daily/2022-01-23/c.md"], {},
                             [pt.said("Joanna", "2022-01-23", ["D2:3", "D2:5"])])
     assert write.source_sentence(told[0], "fact", "en") == (

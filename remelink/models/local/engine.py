@@ -866,13 +866,18 @@ class LocalModel:
                 # Sources sentence of its own quotes that one.
                 roles += [(replace(s, claim=summary), "corroborate") for s in sources
                           if s.path in cited and write.restates_more(body, s.path, summary)]
+        # The sentences the engine words itself stand in the target node: in its language when
+        # its prose is clearly in one (a Chinese meeting restating an English policy gets
+        # "... restates this: 复盘文档五个工作日内完成", the note's words quoted as written).
+        frame = language.clarity(body.split("\n## Sources", 1)[0], 20)
+        frame = frame if frame in ("en", "zh") else lang
         if related:
-            # The sentence stands in the target node: it speaks from that node's bucket.
+            # ... and from that node's bucket.
             own_bucket = target.split("/")[-2] if target.count("/") >= 2 else bucket
             new_body = write.insert_before_sources(
-                new_body, write.related_sentence(related, lang, own_bucket))
+                new_body, write.related_sentence(related, frame, own_bucket))
         new_body = write.add_sources(new_body,
-                                     [write.source_sentence(s, r, lang) for s, r in roles])
+                                     [write.source_sentence(s, r, frame) for s, r in roles])
         new_body = fenced.unfold(weblinks.relink(new_body, web, kept=body))
         if new_body == body:  # the node already says it, from these very sources
             unchanged = "节点已记录这一点及其来源：无需改动。" if lang == "zh" else \

@@ -143,7 +143,7 @@ def _said_sentence(src: SourceInfo, role: str, lang: str) -> str:
     said = src.said
     assert said is not None
     day = day_text(said.day, lang)
-    claim = short(src.claim, lang) if src.claim and role != "fact" else ""
+    claim = _quoted(src.claim, lang) if src.claim and role != "fact" else ""
     if lang == "zh":
         on = f"在{day}的对话中" if day else "在对话中"
         if claim:
@@ -169,11 +169,19 @@ def _clause(claim: str) -> str:
                                                                             "There'")) else claim
 
 
+def _quoted(claim: str, lang: str) -> str:
+    """The claim a sentence in `lang` quotes, shortened by its own language; in quotation
+    marks when that is the other one (`restates this: “金额一律用整数分加币种”.`)."""
+    own = "zh" if tx.is_cjk_text(claim) else "en"
+    text = short(claim, own)
+    return text if own == lang else f"\u201c{text}\u201d"
+
+
 def source_sentence(src: SourceInfo, role: str, lang: str) -> str:
     if src.said is not None and src.said.speaker:
         return _said_sentence(src, role, lang)
     title = src.title.strip()
-    claim = short(src.claim, lang) if src.claim else ""
+    claim = _quoted(src.claim, lang) if src.claim else ""
     if lang == "zh":
         suffix = f"（“{title}”）" if title else ""
         if claim and role in ("corroborate", "refine"):
