@@ -188,3 +188,34 @@ def test_a_line_corrects_only_a_sentence_naming_what_it_names() -> None:
     assert _names_shared("决定：从 4 月开始，月结前封版四天。封版期间只修 P0。",
                          "每个月月结前封版两天，封版期间只修 P0。")
     assert not _names_shared("灰度改成 10% 起步。", "Feature flags start at 10% of traffic.")
+
+
+_TOOLS_NOTE = """# Using a browser MCP server
+
+Install it with `claude mcp add playwright npx @playwright/mcp@latest`, then run `/mcp`.
+
+## Available tools
+
+1. `browser_close` (read-only)
+2. `browser_resize` (read-only)
+3. `browser_click`
+4. `browser_type`
+"""
+_STEPS_NOTE = """# Releasing a package
+
+## Release
+
+1. `git tag 1.2.0`
+2. `git push --tags`
+3. Publish with `twine upload dist/*`
+"""
+
+
+def test_a_numbered_list_of_names_alone_is_a_reference_not_steps() -> None:
+    """A numbered list whose items are one name each (a tool's commands) is a list the note
+    keeps, not a procedure of four steps; items that are command lines are steps."""
+    tools, _ = structure.note_candidates(parse_text("resource/x/tools.md", _TOOLS_NOTE), {}, 0)
+    assert not [c for c in tools if c.kind == "procedure"], [(c.kind, c.name) for c in tools]
+    assert "browser_close" in " ".join(c.statement + " ".join(c.points) for c in tools)
+    steps, _ = structure.note_candidates(parse_text("resource/x/rel.md", _STEPS_NOTE), {}, 0)
+    assert [c for c in steps if c.kind == "procedure"], [(c.kind, c.name) for c in steps]

@@ -370,7 +370,19 @@ def _steps(numbered: list[str], title: str, heading: str, blocks: list[tuple[str
         return True
     if _RULES_RE.search(heading) or _RULES_RE.search(title):
         return False
-    return 2 * sum(1 for t in numbered if "`" in t or fenced.has_block(t)) >= len(numbered)
+    return 2 * sum(1 for t in numbered if _carries_command(t)) >= len(numbered)
+
+
+def _carries_command(item: str) -> bool:
+    """A step's item with its command: a code block, a command line (code with a space in
+    it: `pip install x`), or code with words that do something with it (`Run make`). An item
+    that is one name alone (`browser_close` (read-only)) is an entry of a reference list (a
+    tool's commands, a module's functions), not a step."""
+    if fenced.has_block(item):
+        return True
+    spans = _CODE_RE.findall(item)
+    return bool(spans) and (any(" " in span.strip("` ") for span in spans) or bool(
+        re.search(r"\w", tx.drop_parentheticals(_CODE_RE.sub(" ", item)))))
 
 
 def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
