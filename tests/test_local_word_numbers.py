@@ -1,9 +1,11 @@
 """A number written in words is one number (issue 21: "a changed number written as a word is a
 change"): "twenty-four hours" is 24 h, not 20 and 4 h; "十四天" is 14 days, not 4; "fourteen"
-is a number at all. A later note setting another such number corrects the earlier line."""
+is a number at all. A later note setting another such number corrects the earlier line. And a
+Chinese negation is one character, never that character inside another word (非常, 级别)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,3 +64,18 @@ def test_another_number_in_words_corrects_the_line(old: int, new: int) -> None:
 def test_a_range_of_chinese_digits_keeps_its_last() -> None:
     # "三四天" is three or four days: no power of ten, read as before (its last digit).
     assert tx.facts("大概三四天。").quantities == {("d", 4.0)}
+
+
+@pytest.mark.parametrize(("text", "negated"), [
+    ("别用 float，金额一律用整数分。", True),
+    ("新接口不要 offset 分页。", True),
+    ("没有 idle in transaction。", True),
+    ("单个 PR 不能超过 400 行。", True),
+    # The character inside a word it does not negate in.
+    ("这一条非常重要。", False), ("事故级别 SEV2 要写复盘。", False),
+    ("未来再评估分片。", False), ("无论哪个服务都要脱敏。", False),
+    ("不过先上线灰度。", False), ("别的服务也要改。", False), ("特别是支付链路。", False),
+])
+def test_a_chinese_negation_is_never_a_character_inside_another_word(text: str,
+                                                                     negated: bool) -> None:
+    assert tx.facts(text).negated is negated

@@ -884,7 +884,12 @@ _WEEKDAY_RE = re.compile(r"\b(?:on|from|until|till|by|every|each|starts?|ends?|n
 _NEGATION_RE = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|can't|won't|don't|"
     r"doesn't|didn't|isn't|aren't|wasn't|weren't|shouldn't|mustn't|avoid|stop)\b|n't|"
-    r"[不没无非别勿未莫]|禁止|避免", re.I)
+    # A Chinese negation is one character, but not inside the common words it does not negate
+    # in: 非常 (very), 未来 (future), 无论 (whatever), 不过 / 不断 / 不少 / 不仅 / 不久 (but,
+    # on and on, quite a few, not only, soon), 级别 / 区别 / 特别 / 分别 / 识别 ... (level,
+    # difference, especially, each, recognise), 别人 / 别的 (others).
+    r"不(?![过断少仅久])|没|无(?!论)|非(?!常)|(?<![级区类特分识差告个性派辨鉴])别(?![人的处])|"
+    r"勿|未(?!来)|莫|禁止|避免", re.I)
 # A capitalised Latin word, not glued to a Latin letter or digit before it (a Chinese character
 # may come right before it: "从现在起Kestrel Lantern 项目").
 _ENTITY_RE = re.compile(r"(?<![A-Za-z0-9_\u00c0-\u024f-])"
