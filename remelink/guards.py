@@ -24,6 +24,7 @@ from typing import Any
 from remelink import visible
 from remelink.config import Settings
 from remelink.facts import stated
+from remelink.language import BODY_LETTERS
 from remelink.lint import Problem, check_note, sources_section
 from remelink.units import Unit
 from remelink.vault import frontmatter
@@ -415,7 +416,6 @@ def revision_problems(unit: Unit, action: str, target: str, note: Note | None) -
     return problems
 
 
-BODY_LETTERS = 20  # a node's prose tells its language once it holds this many letters
 
 
 def _wrong_language(unit: Unit, note: Note, expected: str) -> str | None:

@@ -102,6 +102,9 @@ def detect(text: str) -> str:
     return "zh" if cjk_share(text) >= ZH_SHARE else "en"
 
 
+BODY_LETTERS = 20  # a node's prose tells its language once it holds this many letters
+
+
 def of_prose(text: str, least: int) -> str | None:
     """The language of `text`'s prose, or None when its prose holds fewer than `least`
     letters."""

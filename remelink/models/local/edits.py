@@ -45,6 +45,12 @@ def _sources_span(body: str) -> tuple[int, int] | None:
     return m.start(), nxt.start() if nxt else len(body)
 
 
+def without_sources(body: str) -> str:
+    """The body without its Sources section: what the node says itself."""
+    span = _sources_span(body)
+    return body if span is None else body[:span[0]] + body[span[1]:]
+
+
 def add_sources(body: str, sentences: Sequence[str]) -> str:
     """Append Sources sentences at the end of the Sources section (list items if it is a list)."""
     if not sentences:

@@ -869,7 +869,7 @@ class LocalModel:
         # The sentences the engine words itself stand in the target node: in its language when
         # its prose is clearly in one (a Chinese meeting restating an English policy gets
         # "... restates this: 复盘文档五个工作日内完成", the note's words quoted as written).
-        frame = language.clarity(body.split("\n## Sources", 1)[0], 20)
+        frame = language.clarity(write.without_sources(body), language.BODY_LETTERS)
         frame = frame if frame in ("en", "zh") else lang
         if related:
             # ... and from that node's bucket.

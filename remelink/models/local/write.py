@@ -20,6 +20,7 @@ from remelink.models.local.edits import (
     insert_after_sentence,
     insert_before_sources,
     strike_superseded,
+    without_sources,
 )
 from remelink.models.local.edits import end as _end
 from remelink.models.local.shapes import KIND_BY_BUCKET
@@ -53,6 +54,7 @@ __all__ = [
     "strike_superseded",
     "update_roles",
     "weave",
+    "without_sources",
 ]
 
 _LABELS = {
