@@ -16,6 +16,10 @@ Read from the digest it leaves:
   citing the note, of the links whose words such a node holds;
 - notes with a verdict (a unit cites them, or "nothing worth keeping" with a reason), and units
   failed (the engine's own guards refused its write: content lost until fixed);
+- sentences kept: each note's prose sentences (four words or more, outside code, headings,
+  quotes, tables and HTML) found, as words, in a node citing the note (the author's story
+  included: a node keeps what the note teaches, so this is no target of 100 %, but a fall in
+  it is content lost);
 - titles that are labels: a node name (or description) that is one of the note's headings or a
   line label (`Rule of thumb:`), a person's name alone, or a single common word;
 - titles cut: a name that ends on a function word (`... on one`, `... because`, `的`) or at the
@@ -96,6 +100,8 @@ class Figures:
     link_items: int = 0  # markdown links of the notes (outside code)
     link_words: int = 0  # ... whose words are in a node citing the note
     link_kept: int = 0   # ... written there as the same link
+    sentences: int = 0   # prose sentences of the notes (note_sentences)
+    sentences_kept: int = 0  # ... found, as words, in a node citing the note
     prose: list[int] = field(default_factory=list)  # prose words of each node
     cited_notes: int = 0  # notes cited by a node
     labels: list[str] = field(default_factory=list)
@@ -164,6 +170,33 @@ def note_links(text: str) -> list[tuple[str, str]]:
             line = line.replace(f"`{seg}`", " ")
         out += [(m.group(1).replace("**", "").strip(), m.group(0))
                 for m in WEB_LINK_RE.finditer(line) if m.group(1).strip()]
+    return out
+
+
+_MD_LINK = re.compile(r"\]\([^)\s]*\)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`])")
+
+
+def _words(text: str) -> str:
+    """A text as its words, lower case (a markdown link as its words: `[x](url)` -> `x`)."""
+    return " ".join(re.sub(r"[\W_]+", " ", _MD_LINK.sub("]", text).lower()).split())
+
+
+def note_sentences(text: str) -> list[str]:
+    """The prose sentences of a note: outside fenced and indented code, headings, quotes,
+    tables, HTML and images, of four words or more, as their words (_words)."""
+    out: list[str] = []
+    fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fence = not fence
+            continue
+        if fence or not line.strip() or line.startswith(("#", "    ", "\t", ">", "|", "<", "!")):
+            continue
+        for sentence in _SENTENCE_END.split(line):
+            words = _words(sentence)
+            if len(words.split()) >= 4:
+                out.append(words)
     return out
 
 
@@ -286,6 +319,10 @@ def read_figures(fig: Figures, vault: Path, notes: dict[str, str],
             fig.code_items += 1
             fig.code_text += any(want in b for b in bodies)
             fig.code_code += any(want in c for c in codes)
+        said = " ".join(_words(n.body) for n in citing)
+        for sentence in note_sentences(text):
+            fig.sentences += 1
+            fig.sentences_kept += sentence in said
         for words, link in note_links(text):
             fig.link_items += 1
             fig.link_words += any(_squash(words) in b for b in bodies)
@@ -422,6 +459,8 @@ def report(fig: Figures, verbose: bool) -> str:
         f"  links kept: {fig.link_items} in the notes, words in a node {fig.link_words}, "
         f"as the same link {fig.link_kept} ({fig.link_kept / max(1, fig.link_words):.1%} "
         f"of those)",
+        f"  prose sentences kept: {fig.sentences_kept} of {fig.sentences} "
+        f"({fig.sentences_kept / max(1, fig.sentences):.1%})",
         f"  label titles/descriptions: {len(fig.labels)}; cut: {len(fig.cut)}",
     ]
     if fig.prose:
@@ -510,6 +549,8 @@ def write(n: int) -> None:
             f"{fig.link_words}; {fig.link_items} in the notes) | {len(fig.labels)} "
             f"| {len(fig.cut)} | {fig.seconds / max(1, fig.notes):.2f} "
             f"({spent / max(1, fig.notes):.2f}) |")
+        extras += [f"- {fig.vault}: prose sentences kept {fig.sentences_kept} of "
+                   f"{fig.sentences} ({fig.sentences_kept / max(1, fig.sentences):.1%})"]
         extras += [f"- {fig.vault}: {k}: {v}" for k, v in fig.extra.items() if v]
     write_section("foreign-heldout", f"""## Notes nobody here wrote: what dream run keeps
 
@@ -520,7 +561,9 @@ realistic vault `bench/realvault/heldout` (with its answer key). *Code kept*: ea
 (inline spans, each fenced block's first line and its `$` prompt lines) found in a node citing
 the note, as text and inside code. *Links kept*: each markdown link of a note (outside code)
 written as the same link in a node citing the note, of the links whose words such a node
-holds. *Label titles*: a node name that is one of the note's
+holds. *Prose sentences kept*: each note's prose sentences (four words or more, outside code,
+headings, quotes and tables) found as words in a node citing it; the author's story counts
+too, so this is no target of 100 %. *Label titles*: a node name that is one of the note's
 headings or line labels, a name alone or one common word. *Cut titles*: a name that ends on a
 function word or leaves a bracket open. *s per note*: wall time of the run over notes (the load
 average below says how shared the machine was); the CPU time does not depend on the load.

@@ -624,6 +624,21 @@ def _stands_alone(text: str) -> bool:
         not _is_chatter(plain) and not plain.endswith((":", "："))
 
 
+def _states(text: str) -> bool:
+    """A sentence of a document that states something itself: a value, or a claim that stands
+    alone and is neither the author's story nor a question (`Maybe they removed that
+    feature?`)."""
+    return (_states_value(text) or (_stands_alone(text) and not tx.is_narration(text))) and \
+        not tx.asks(_URL_RE.sub(" ", text)) and not _CONTINUES_RE.match(text)
+
+
+_URL_RE = re.compile(r"\b(?:https?://|www\.)\S+")  # `?a=1` in an address asks nothing
+# A sentence that goes on from the one before it (`... which didn't work, because ...`, `and
+# then it failed`): it opens on an ellipsis or, in lower case, on a word that joins clauses.
+_CONTINUES_RE = re.compile(r"^\s*(?:\.{3}|…|(?:which|and|but|or|so|then|that|because|while|"
+                           r"whereas|although|though|since|until|unless)\b)")
+
+
 def _aside(text: str) -> bool:
     """A quote (`> ...`, someone else's words or a later update) or an image."""
     return text.lstrip().startswith((">", "!", "<"))
@@ -695,11 +710,13 @@ def _statement(found: _Note, note: Note, piece: str, kind: str, index: int, s_in
     if skind is None and not _is_chatter(piece) and (
             fenced.has_block(piece) or "`" in fenced.strip(piece) or introduced or (
                 document and (found.block in ("item", "num") or (
-                    found.block == "para" and 0 < found.intro <= INTRO)) and
+                    found.block == "para" and (0 < found.intro <= INTRO or _states(piece)))) and
                 _long_enough(piece))):
         # A line with code is a how-to's substance; what a document's introduction says is
-        # what it is about; an item of a document's list is one of the things it states (a
-        # consequence, an option): cue words or not.
+        # what it is about; an item of a document's list, and a sentence of its own anywhere
+        # in it, is one of the things it states (a consequence, an option, a caveat: `Google
+        # Calendar polls for updates to the feed less than once every 24 hours`), cue words or
+        # not. The author's story stays in the note (write._taught).
         _said(found, s_index, piece)
     if skind is None:
         if _is_attendance(piece):

@@ -1207,6 +1207,10 @@ NARRATION_LEAD = (r"(?:so|then|and|but|first|finally|now|eventually|next|initial
                    r"here's how|here is how|this is how|that's how|that is how)")
 _NARRATION_EN_RE = re.compile(
     rf"^(?:{NARRATION_LEAD}\b[,\s-]*)*(?:I(?:'m|'ve|'d|'ll|’m|’ve|’d|’ll)?|my|me)\b(?!\.)", re.I)
+# After `I`: a verb that hedges the claim that follows (`I believe this only works if ...`,
+# `I think the cache is per region`), not a step of the author's story.
+_HEDGE_RE = re.compile(r"\s+(?:believe|think|suspect|assume|guess|reckon|expect)\s+"
+                       r"(?:that\s+)?(?!I\b|I'|my\b|me\b)\w", re.I)
 # Chinese puts a topic first (`这个问题我折腾了一下午`): the speaker is `我` in the first clause.
 _NARRATION_ZH_RE = re.compile(r"^[^，,；;：:。]{0,12}?(?:我(?![们司方])|本人)")
 _ASIDE_RE = re.compile(r"^[(（][^()（）]*[)）][.。!?！？]?$")
@@ -1232,5 +1236,7 @@ def is_narration(text: str) -> bool:
     if is_cjk_text(plain):
         return bool(_NARRATION_ZH_RE.match(plain))
     m = _NARRATION_EN_RE.match(plain)
+    if m is not None and _HEDGE_RE.match(plain[m.end():]):
+        return False  # `I believe this only works over HTTPS`: a claim the author hedges
     # `I` as a name of a thing (`I/O`, `I.e.`) is no speaker.
     return m is not None and not re.match(r"^I[/.]", plain[m.end() - 1:])

@@ -279,7 +279,7 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         if roles.get("step"):
             # What the note writes after its steps (`Rollback: ...`, a caveat) stays with them,
             # each line as written; the author's story stays in the note.
-            kept, left = _taught(roles.get("point", []), statement)
+            kept, left = _taught(roles.get("point", []))
             parts += [_end(p, lang) for p in kept]
             if left >= LEFT_WORDS:
                 parts.append(_REST[lang][any(fenced.has_block(p) for p in kept)])
@@ -309,7 +309,7 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
     # command is lost.
     lines = [line for line in roles.get("text", [])
              if tx.clean_statement(line).removeprefix("- ") not in tx.clean_statement(summary)]
-    kept, left = _taught(lines, statement)
+    kept, left = _taught(lines)
     for line in kept:
         # An item of the note's list ends as its author ended it (`- [deno.zip](url)`, `-
         # Two laptop power supplies`): a "." would be added to a name, a link or a path.
@@ -338,43 +338,29 @@ _REST = {"en": {True: "The note has the full walkthrough.", False: "The note tel
          "zh": {True: "完整过程见原笔记。", False: "其余内容见原笔记。"}}
 
 
-def _blocks_of(text: str) -> str:
-    return "\n".join(fenced.unfold(b) for b in fenced.TOKEN_RE.findall(text))
-
-
-def _code_of(text: str) -> str:
-    """The code a line carries, its blocks unfolded and its inline spans, as one string."""
-    spans = re.findall(r"`([^`\n]*)`", fenced.strip(text))
-    blocks = fenced.TOKEN_RE.findall(text)
-    return "\n".join([*spans, *(fenced.unfold(b) for b in blocks)])
-
-
 PROSE_WORDS = 150  # a document's prose a node keeps in full before keeping only what is reused
 # A URL, a number (`15 minutes`, `3.11`, `64`), not a digit inside a name (`o3-mini`, `p99`).
 _REUSED_RE = re.compile(r"https?://|\bwww\.|(?<![A-Za-z0-9_.-])\d")
 
 
-def _taught(lines: Sequence[str], statement: str) -> tuple[list[str], int]:
+def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
     """What a node keeps of a document's lines (SPEC 7.1: an abstraction, not a copy), in the
-    note's order. What people reuse is always kept: a line with a block, with code no other
-    kept line holds, a number, a URL, a rule or decision, an item of the document's lists.
-    The rest is prose: kept up to about PROSE_WORDS words, the first lines first, except the
-    author's story (tx.is_narration: "I wanted to ...", "So I tried X first", an aside in
-    parentheses), which stays in the note. Returns the kept lines and the prose words left out
-    (the Sources sentence links the note that has them)."""
+    note's order. What people reuse is always kept: a line with a block or with code (what it
+    says of the code is the how-to: `... indicated `botocore...LimitExceededException` but
+    that's not a class you can import`, even when the code itself is quoted elsewhere), a
+    number, a URL, a rule or decision, an item of the document's lists. The rest is prose:
+    kept up to about PROSE_WORDS words, the first lines first, except the author's story
+    (tx.is_narration: "I wanted to ...", "So I tried X first", an aside in parentheses), which
+    stays in the note. Returns the kept lines and the prose words left out (the Sources
+    sentence links the note that has them)."""
     story = [tx.is_narration(line) for line in lines]
-    # The code the node holds anyway: the statement's and every block's (blocks are kept).
-    code = "\n".join([_code_of(statement)] + [_blocks_of(line) for line in lines])
     reused = []
     for line, told in zip(lines, story, strict=True):
-        spans = [m for m in re.findall(r"`([^`\n]*)`", fenced.strip(line)) if m.strip()]
+        names_code = any(m.strip() for m in re.findall(r"`([^`\n]*)`", fenced.strip(line)))
         plain = re.sub(r"`[^`\n]*`", " ", fenced.strip(line))
-        new = any(span not in code for span in spans)
-        reused.append(fenced.has_block(line) or new or bool(_REUSED_RE.search(plain)) or (
+        reused.append(fenced.has_block(line) or names_code or bool(_REUSED_RE.search(plain)) or (
             not told and (line.startswith("- ") or tx.states_rule(line) or
                           tx.has_cue(plain, tx.DECISION_CUES))))
-        if reused[-1]:
-            code += "\n" + _code_of(line)
     # A lead-in belongs with what it introduces (`... the shortlist:` before its list).
     for i in range(len(lines) - 2, -1, -1):
         if reused[i + 1] and fenced.strip(lines[i]).rstrip().endswith((":", "：")):

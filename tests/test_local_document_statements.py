@@ -1,0 +1,91 @@
+"""What a document states anywhere in it is kept (issue 21, SPEC §8; til-simonw tune side):
+a caveat under a later heading, a claim after the introduction, a hedged claim. Before, only a
+document's introduction, its lists and its lines with code were read, so "Google Calendar polls
+for updates to the feed less than once every 24 hours" (the catch of a how-to) and "All other
+requests are sent to Django" were left out of their nodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from local_support import dream
+
+from remelink.models.local import decide, structure
+from remelink.models.local import text as tx
+
+ICS = """# Providing a subscribe link for an ics feed
+
+If you host your own ICS file at a URL it's nice to give Google Calendar users an easy way to
+subscribe to that feed.
+
+As far as I can tell this isn't documented anywhere, but it is possible.
+
+The format is `https://www.google.com/calendar/render?cid=webcal://` followed by your URL.
+
+This drops the user into a Google Calendar interface with a prompt to confirm their subscription.
+
+I believe this only works if you are serving your ICS feed over HTTPS.
+
+Maybe they will change that one day?
+
+## The catch: polling frequency
+
+Unfortunately Google Calendar polls for updates to the feed less than once every 24 hours.
+"""
+
+
+def test_a_documents_caveats_and_claims_reach_its_node(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/2020-08-21/ics-subscribe.md": ICS})
+    body = "\n".join(digest.values())
+    assert "polls for updates to the feed less than once every 24 hours" in body
+    assert "This drops the user into a Google Calendar interface" in body
+    assert "I believe this only works if you are serving your ICS feed over HTTPS." in body
+    assert "Maybe they will change that one day" not in body  # a question states nothing
+
+
+def test_a_hedged_claim_is_no_story() -> None:
+    assert not tx.is_narration("I believe this only works if you are serving the feed over HTTPS.")
+    assert not tx.is_narration("I think that the cache is per region.")
+    assert tx.is_narration("I think I will try that again tomorrow.")
+    assert tx.is_narration("I wanted to redirect the old domain.")
+
+
+_CLAIM = st.builds(lambda subject, verb, rest: f"{subject} {verb} {rest}.",
+                   st.sampled_from(["The proxy", "Every worker", "Cloudflare", "The cache"]),
+                   st.sampled_from(["keeps", "sends", "drops", "rewrites"]),
+                   st.sampled_from(["all other requests to Django", "the old headers as they are",
+                                    "requests that start with a slash", "the query string"]))
+_QUESTION = st.builds(lambda s: f"Maybe {s}?", st.sampled_from(
+    ["they removed that feature", "this changed in version 2", "nobody uses it"]))
+_GOES_ON = st.builds(lambda w, s: f"{w} {s}.",
+                     st.sampled_from(["... which", "and", "which", "but"]),
+                     st.sampled_from(["didn't work at all for me", "failed on the second run"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_CLAIM, _QUESTION, _GOES_ON)
+def test_a_document_sentence_states_a_claim_not_a_question_or_a_fragment(
+        claim: str, question: str, goes_on: str) -> None:
+    assert structure._states(claim)
+    assert not structure._states(question)
+    assert not structure._states(goes_on)
+
+
+def test_an_address_is_no_system_a_decision_replaces() -> None:
+    """A decision naming a URL puts no system in place of the one a node's line shows in its
+    own URL (a Cloudflare Pages note "corrected" a Page Rules node through the hosts of two
+    example addresses)."""
+    node = ("Since I was running the site behind Cloudflare, I could use a Page Rule.\n\n"
+            "This did the right thing - hits to e.g. https://til.example.org/cloudflare?a=1 "
+            "redirect to https://til.example.net/cloudflare?a=1\n")
+    unit = ("I wanted to redirect https://power-plants.example.com/ to https://example.io/ - "
+            "I decided to spin up a Cloudflare Pages site to do the work.")
+    found = decide.compare(unit, "Redirecting a whole domain with Cloudflare", node)
+    assert found.conflict_kind != "tool"
+    assert not found.correction
+    # A system written as itself is still one: the rule stands for what it was made for.
+    policy = "Pages go through PagerDuty, service ledger-oncall, for every P1."
+    decision = "Decision: from 1 April, pages go through incident.io."
+    assert decide.compare(decision, "Paging", policy).conflict_kind == "tool"
