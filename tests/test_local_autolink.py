@@ -19,7 +19,7 @@ from remelink.config import Settings
 from remelink.dream.run import DreamOptions, run_dream
 from remelink.integrate import IntegrationContext, UnitResult
 from remelink.lint import lint_links
-from remelink.models.local import LocalModel, decide, write
+from remelink.models.local import LocalModel, decide, relate, write
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "demo-vault"
 TODAY = "2026-07-03"
@@ -422,3 +422,14 @@ def test_a_link_is_never_woven_into_code(code: str) -> None:
         assert not rest
         assert fenced.unfold(woven).startswith(code), woven
         assert "The [[digest/wiki/system.md|System]] page says more." in woven
+
+
+@pytest.mark.parametrize("literal", ["True", "False", "None", "null", "`false`", "`None`"])
+def test_a_language_literal_names_nothing_two_nodes_share(literal: str) -> None:
+    """`False` and `None` are every program's words: a pytest node and a boto node were linked
+    through `False` and Python ("... also names python")."""
+    a = relate.named(f"The fixture returns {literal} when the Python test is skipped.")
+    b = relate.named(f"Set the flag to {literal} in Python before calling boto.")
+    assert not relate.shares_names(a, b)
+    named = relate.named("Pages go through `incident.io` now, says Dana.")
+    assert relate.shares_names(named, relate.named("`incident.io` pages the on-call."))

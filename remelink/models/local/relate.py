@@ -174,7 +174,8 @@ def named(text: str) -> tuple[set[str], set[str]]:
     idents: set[str] = set()
     names: set[str] = set()
     for token in decide.named_tokens(text):
-        if token.replace(".", "").replace(",", "").isdigit() or len(token) <= 2:
+        if token.replace(".", "").replace(",", "").isdigit() or len(token) <= 2 or \
+                token.casefold() in _LITERALS:
             continue
         (idents if decide.is_identifier(token) else names).add(token)
     # What a note sets as code on its own is an identifier however it is spelled
@@ -184,13 +185,16 @@ def named(text: str) -> tuple[set[str], set[str]]:
     for span in _CODE_RE.findall(text):
         tokens = _TOKEN_RE.findall(span)
         idents |= {t.casefold() for t in tokens if len(t) > 2
-                   and not t.replace(".", "").isdigit()
+                   and not t.replace(".", "").isdigit() and t.casefold() not in _LITERALS
                    and (len(tokens) == 1 or decide.is_identifier(t))}
     names |= {w.casefold() for w in _HYPHENED_RE.findall(text)} - idents
     return idents, names
 
 
 _CODE_RE = re.compile(r"`([^`\n]{1,200})`")
+# The literals of programming languages (`True`, `None`, `null`): every program's words, no
+# thing two nodes are about (a pytest node linked a boto node through `False` and Python).
+_LITERALS = frozenset(("true", "false", "none", "null", "nil", "undefined", "nan"))
 _TOKEN_RE = re.compile(r"[A-Za-z][\w.&/+:-]*[\w&+]")
 _HYPHENED_RE = re.compile(r"(?<![\w-])[a-z][a-z0-9]{2,}(?:-[a-z0-9]{2,})+(?![\w-])")
 
