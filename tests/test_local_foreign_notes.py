@@ -950,3 +950,16 @@ def test_a_block_right_after_a_pointer_to_a_long_block_starts_its_own_line() -> 
     assert out.split("\n") == ["Output: (The 35-line block is at line 214 of "
                                "[[resource/a.md]].)", "```bash", "llm 'say hi'", "```",
                                "Then it works."]
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("导出任务改为异步队列后，需要在前端显示进度百分比",
+     "导出任务改为异步队列后，需要在前端显示进度百分比"),
+    ("发布前，必须在群里通知值班同学，并确认灰度比例。", "发布前，必须在群里通知值班同学"),
+    ("上线的时候，务必先开灰度。", "上线的时候，务必先开灰度"),
+])
+def test_a_chinese_clause_saying_when_stays_with_its_statement(statement: str, title: str
+                                                                 ) -> None:
+    """"导出任务改为异步队列后" (after the export moves to a queue) scopes the clause after it:
+    the demo's decision was titled by its second clause alone, "需要在前端显示进度百分比"."""
+    assert tx.title_from(statement) == title

@@ -617,6 +617,9 @@ def without_relative_days(text: str) -> str:
     return out.strip() or text
 
 
+_ZH_WHEN_END_RE = re.compile(r"(?:之后|以后|之前|以前|的时候|期间|时|后|前)$")
+
+
 def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
                max_cjk: int = 24) -> str:
     """A short node title from a statement: its main clause, leading reporting words dropped."""
@@ -632,6 +635,11 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         # A colon or comma between digits is part of a number ("01:10", "1,000"), not a break.
         clauses = [c.strip() for c in re.split(r"[，。；;：！？!?]|(?<!\d)[,:]|[,:](?!\d)", text)
                    if c.strip()]
+        # A clause saying when ("导出任务改为异步队列后", "发布的时候") states nothing alone: it
+        # scopes the clause after it, and goes with it into the title.
+        for i in range(len(clauses) - 2, -1, -1):
+            if _ZH_WHEN_END_RE.search(clauses[i]):
+                clauses[i:i + 2] = [f"{clauses[i]}，{clauses[i + 1]}"]
         # A clause that names its person beats one that says 她/他 (SPEC §11: a title is
         # never about a bare pronoun): "recon 重构陈静很想做，Dana 那边也同意让她一起".
         named = [c for c in clauses if not _ZH_BARE_PRONOUN_RE.search(c)]
