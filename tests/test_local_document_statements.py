@@ -89,3 +89,16 @@ def test_an_address_is_no_system_a_decision_replaces() -> None:
     policy = "Pages go through PagerDuty, service ledger-oncall, for every P1."
     decision = "Decision: from 1 April, pages go through incident.io."
     assert decide.compare(decision, "Paging", policy).conflict_kind == "tool"
+
+
+def test_how_things_stand_at_a_time_is_a_finding_not_a_definition() -> None:
+    """A Sources sentence said "The definition comes from" the on-call handover for
+    "journaldb-1 is the primary now" and for "Dana is out 23–27 Feb ..., Tomasz is the
+    escalation point that week" (realistic dev)."""
+    kind = structure._statement_kind
+    assert kind("journaldb-1 is the primary now, don't switch back.", "neutral") == "finding"
+    assert kind("Tomasz is the escalation point that week while Dana is out.",
+                "neutral") == "finding"
+    assert kind("An idempotency key is a unique value the client sends with a request.",
+                "neutral") == "definition"
+    assert kind("幂等键是指客户端随请求发送的唯一值，目前由网关生成。", "neutral") == "finding"

@@ -92,6 +92,15 @@ _SAID_RE = re.compile(rf"^(?:{tx.REPORTED_RE.pattern})\s*[:：]\s*\S")
 _PROHIBITION_RE = re.compile(r"^(?:\*\*)?no\s+[a-z][\w-]*\s+[a-z]", re.I)
 
 
+# A statement that says when it holds: now, a day, a week, a date or a span of days.
+_AT_A_TIME_RE = re.compile(
+    r"\b(?:now|currently|today|tonight|tomorrow|yesterday|(?:this|that|next|last) (?:week|month|"
+    r"quarter|sprint)|until|till)\b|\b\d{1,2}(?:\s*[-–]\s*\d{1,2})?\s+(?:jan|feb|mar|apr|may|jun|"
+    r"jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+    r"\s+\d{1,2}\b|\d{4}-\d{2}-\d{2}|现在|目前|今天|明天|本周|这周|下周|上周|\d+\s*月\s*\d+\s*[日号]",
+    re.I)
+
+
 def _statement_kind(text: str, section_kind: str) -> str | None:
     """What a statement is, from its section and its own cue words; None for passing mentions."""
     if _GIST_RE.match(text) and len(_GIST_RE.sub("", text).split()) >= 2:
@@ -108,7 +117,9 @@ def _statement_kind(text: str, section_kind: str) -> str | None:
     if tx.has_cue(text, tx.RULE_CUES) or _PROHIBITION_RE.match(text):
         return "rule"
     if tx.has_cue(text, tx.DEFINITION_CUES):
-        return "definition"
+        # "journaldb-1 is the primary now", "Tomasz is the escalation point that week": how
+        # things stand at a time is a finding, not what a term means.
+        return "finding" if _AT_A_TIME_RE.search(text) else "definition"
     if section_kind == "failure" or (tx.has_cue(text, tx.LESSON_CUES)
                                      and section_kind != "neutral"):
         return "lesson"
