@@ -1255,8 +1255,9 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     unit is a whole note (its topic, runbook or log), no decision of one statement: it replaces
     no system a node's line names (`replaced`), whatever one of its sentences decides ("I
     decided to figure out how to use ... Playwright MCP", "... should be treated as a success");
-    `across_semantic`: the embedder's cosines, asked only whether a unit saying it is said
-    again states a line of a node in the other language (restates_line_across)."""
+    `across_semantic`: the embedder's cosines, asked only whether a unit states again a line of
+    a node in the other language (restates_line_across: saying it is said again, or writing the
+    line's identifier)."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1366,7 +1367,6 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         restated = True
         new_sentence = again[0]
     elif not document and kind in (None, "entity") and across_semantic is not None and \
-            (cued or said_again(unit_text)) and \
             (again := restates_line_across(unit_text, f"{node_head} {' '.join(sentences)}",
                                            [*sentences, *blocks(node_body)], across_semantic,
                                            cued=cued)):
@@ -1739,6 +1739,13 @@ def _same_order(clause: str, line: str, said: set[tuple[str, object]]) -> bool:
     return [x for x in a if x in b] == [x for x in b if x in a]
 
 
+def _same_identifier(statement: str, line: str) -> bool:
+    """The statement and the line write one identifier (`max.poll.interval.ms`, `sorted()`,
+    `expand/contract`): a thing named alike in both languages, unlike a service's name
+    (`journal-svc`) that half the notes name."""
+    return any(is_identifier(t) for t in shared_identifiers(statement, line))
+
+
 def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
                          similarity: SemanticFn, *, cued: bool = False
                          ) -> tuple[str, str] | None:
@@ -1751,6 +1758,11 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
     0.17 or less to the policy's other lines), with the line's polarity ("这次没有 idle in
     transaction" is no "the transaction stays open") and every value of it in the line. The
     embedder is evidence of the same claim here, never blended into a score (EMBED_LANGUAGES).
+    A statement that does not say so may still state a line it writes an identifier of
+    (`_same_identifier`: an English log setting the Chinese talk's `session.timeout.ms=45000`,
+    a newcomer's Chinese notes writing down the runbook's expand/contract caveat); a dev scan of
+    every line across languages found 4 such pairs, all the same setting or metric, where any
+    shared name (`journal-svc`, `posting-consumer`) had added 3 unrelated ones.
     Returns the unit's statement and the line, or None."""
     statements = statements_of(unit_text)
     if not statements or len(statements) > MAX_RESTATING_CLAUSES or \
@@ -1764,13 +1776,16 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
         return None
     best: tuple[float, str, str] | None = None
     for statement in statements:
-        if not (cued or said_again(statement)):
+        cue = cued or said_again(statement)
+        if not cue and not any(_same_identifier(statement, line) for line in targets):
             continue
         try:
             scores = similarity(statement, targets)
         except RuntimeError:
             return None
         for score, line in zip(scores, targets, strict=True):
+            if not cue and not _same_identifier(statement, line):
+                continue
             mine = {v for _, v in tx.facts(_assertive(statement)).quantities}
             if score >= T_SAME_ACROSS and mine <= {v for _, v in tx.facts(line).quantities} \
                     and bool(tx._NEGATION_RE.search(statement)) == \
