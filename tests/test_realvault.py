@@ -155,7 +155,8 @@ def test_questions(vault: key.Vault) -> None:
 
 def test_required_counts(vault: key.Vault) -> None:
     notes = list(vault.notes.values())
-    assert 40 <= len(notes) <= 50
+    # dev grew by a later batch of restating / correcting notes (issue 21)
+    assert 40 <= len(notes) <= (60 if vault.split == "dev" else 50)
     zh = sum(n.lang == "zh" for n in notes) / len(notes)
     assert 0.28 <= zh <= 0.40, zh
     chatter = [n for n in notes if n.chatter]

@@ -646,6 +646,7 @@ class Disagreement:
     sentence: str      # the node's sentence
     explicit: bool     # the unit rejects the node's value or announces a correction
     statement: str = ""  # the unit's statement that sets the new value, when it is one of several
+    quoted: bool = False  # the unit writes the sentence's value itself, as the one it changes
 
 
 def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
@@ -670,14 +671,19 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
             # nothing left to correct on numbers.
             u_facts = tx.Facts(frozenset(), u_facts.dates, u_facts.negated, u_facts.entities)
     rejected = tx.facts(" ".join(m.group(0) for m in _NEGATED_CLAUSE_RE.finditer(unit_text)))
-    if rejected.quantities and u_facts.quantities:
+    # A value the unit changes from is the old value wherever the unit writes it again ("从 80%
+    # 提前到 70%：...80% 报出来的时候只剩半小时"): what it asserts is the other values.
+    rejected_values = {v for _, v in rejected.quantities}
+    new_values = frozenset(q for q in u_facts.quantities if q[1] not in rejected_values)
+    if rejected.quantities and new_values:
         for _, sentence in scored:
             n_facts = tx.facts(sentence)
             if rejected.quantities & n_facts.quantities and \
-                    not u_facts.quantities & n_facts.quantities:
-                conflict = _numbers_conflict(u_facts, n_facts, asserted, sentence) or ("", "")
+                    not new_values & n_facts.quantities:
+                conflict = _numbers_conflict(replace(u_facts, quantities=new_values), n_facts,
+                                             asserted, sentence) or ("", "")
                 return Disagreement("number", f"{conflict[0]} vs {conflict[1]}".strip(" vs"),
-                                    sentence, True)
+                                    sentence, True, quoted=True)
     if rejected.dates and u_facts.dates:
         # "starts on Wednesday, not Thursday": the node sentence holding the rejected day.
         for _, sentence in scored:
@@ -685,6 +691,9 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
             if rejected.dates & n_dates and not u_facts.dates & n_dates:
                 return Disagreement("date", f"{min(u_facts.dates)} vs "
                                             f"{min(rejected.dates & n_dates)}", sentence, True)
+    quoted = _quoted_change(unit_text, [sentence for _, sentence in scored])
+    if quoted is not None:
+        return quoted
     cue = tx.has_word_cue(unit_text, CORRECTION_CUES)
     decided = decides(unit_text)
     whole = tx.facts(unit_text)
@@ -721,6 +730,68 @@ def disagreement(unit_text: str, node_sentences: Sequence[str], idf: IdfFn, *,
             if coverage(plain, s, idf) >= 0.75 and coverage(s, plain, idf) >= 0.75:
                 return Disagreement("negation", "opposite polarity", sentence, explicit)
     return _decided_change(unit_text, node_sentences, idf)
+
+
+_TIME_UNITS = frozenset(("ms", "s", "min", "h", "d", "w", "mo", "y"))
+
+
+def _same_measure(a: str, b: str) -> bool:
+    """Two quantities' units measure the same thing: the same unit, or one is a bare number."""
+    return a == b or not a or not b
+
+
+_CJK_RUN_RE = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def _things(text: str) -> set[str]:
+    """What a statement speaks of, besides its values: its Latin words and names (stems, without
+    numbers) and the two-character words of its Chinese (a single character, 前 or 天, is
+    shared by unrelated Chinese sentences)."""
+    latin = {t for t in _plain(text).counts if t.isascii() and len(t) >= 2 and
+             not any(c.isdigit() for c in t)}
+    return latin | {run[i:i + 2] for run in _CJK_RUN_RE.findall(text)
+                    for i in range(len(run) - 1)}
+
+
+def _quoted_change(unit_text: str, node_sentences: Sequence[str]) -> Disagreement | None:
+    """A statement of the unit sets a value from then on (it decides or corrects), and another
+    statement of it writes the value a node sentence states, of the same measure, as the old one
+    ("300 lines was too tight ... the limit is 500 lines from now on", "it timed out at
+    page_size=200 ... Decision: page_size max is one hundred"): people say what was wrong with
+    the old value in one sentence and set the new one in another. The sentence holding the
+    quoted value, on a word of the unit's, is the one the unit corrects (`node_sentences` most
+    alike first). A unit that never decides only tells a story with two values."""
+    statements = statements_of(unit_text)
+    if len(statements) < 2:
+        return None
+    for i, statement in enumerate(statements):
+        if not (decides(statement) or tx.has_word_cue(statement, CORRECTION_CUES)):
+            continue
+        mine = tx.facts(_assertive(statement)).quantities
+        values = {v for _, v in mine}
+        others = [(other, tx.facts(other).quantities - mine)
+                  for j, other in enumerate(statements) if j != i]
+        for sentence in node_sentences:
+            theirs = tx.facts(sentence).quantities
+            if not sentence or not mine or values & {v for _, v in theirs}:
+                continue
+            for other, quoted in others:
+                old = next(((unit, v) for unit, v in theirs
+                            if any(qv == v and _same_measure(qu, unit) for qu, qv in quoted)
+                            and any(_same_measure(mu, unit) for mu, _ in mine)), None)
+                # The sentence speaks of what the deciding statement speaks of, and so does the
+                # statement quoting the old value, or the two count the same thing ("300 行太紧"
+                # / "改成 500 行"; a day or a month counts anything: "月结前一天还有人在改配置"
+                # quotes a day, not the freeze's).
+                if old is None or not (_things(sentence) & _things(statement)) or \
+                        not (_things(other) & _things(statement) or
+                             (old[0] not in _TIME_UNITS and any(mu == old[0] for mu, _ in mine))):
+                    continue
+                new = next((unit, v) for unit, v in mine if _same_measure(unit, old[0]))
+                return Disagreement("number", f"{tx._fmt(new[1], new[0])} vs "
+                                              f"{tx._fmt(old[1], old[0])}", sentence, True,
+                                    statement.strip(), quoted=True)
+    return None
 
 
 def _dates_conflict(a: frozenset[str], b: frozenset[str]) -> tuple[str, str] | None:
@@ -1191,8 +1262,9 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     unit is a whole note (its topic, runbook or log), no decision of one statement: it replaces
     no system a node's line names (`replaced`), whatever one of its sentences decides ("I
     decided to figure out how to use ... Playwright MCP", "... should be treated as a success");
-    `across_semantic`: the embedder's cosines, asked only whether a unit saying it is said
-    again states a line of a node in the other language (restates_line_across)."""
+    `across_semantic`: the embedder's cosines, asked only whether a unit states again a line of
+    a node in the other language (restates_line_across: saying it is said again, or writing the
+    line's identifier)."""
     idf = memo(idf)
     u = bag(unit_text)
     sentences = passages(node_body)
@@ -1217,7 +1289,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     score = lexical if sem is None else weight * sem + (1 - weight) * lexical
     kind = description = old = None
     new_sentence = ""
-    correction = False
+    correction = quoted = False
     ent = entity_conflict(unit_text, f"{node_head}\n{' '.join(sentences[:2])}") or \
         subject_swapped(unit_text, [node_head, *sentences[:2]], idf) or \
         person_conflict(unit_text, passage)
@@ -1226,12 +1298,15 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         # another value of, naming what the unit names (`P0`), is what the unit is about. Not
         # for a unit that is a whole document itself: it names its own subject, and one of its
         # lines meeting a line of the node makes it no more about the node's subject.
+        # Or the unit writes that line's value itself as the one it changes, on a word of the
+        # line's ("内存告警从 80% 提前到 70%" / "内存用到 80% 就要告警").
         line = disagreement(unit_text, sentences[2:], idf, subject=node_head)
         if line is not None and entity_conflict(unit_text, line.sentence) is None and \
                 person_conflict(unit_text, line.sentence) is None and \
-                set(named_tokens(unit_text, names_too=False)) & \
-                set(named_tokens(with_subject(line.sentence, node_head, unit_text),
-                                 names_too=False)):
+                (set(named_tokens(unit_text, names_too=False)) &
+                 set(named_tokens(with_subject(line.sentence, node_head, unit_text),
+                                  names_too=False)) or
+                 (line.quoted and bool(_things(line.sentence) & _things(unit_text)))):
             ent = None
     act = action_conflict(unit_text, passage) or asks_otherwise(unit_text, passage) or \
         scope_conflict(unit_text, passage)
@@ -1261,7 +1336,7 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         if found is not None:
             kind, description, old, correction = (found.kind, found.description, found.sentence,
                                                   found.explicit)
-            new_sentence = found.statement
+            new_sentence, quoted = found.statement, found.quoted
         elif swapped(u, unit_text, [node_head, *sentences], idf, lang):
             # The same words in another order: "A replaced B" / "B replaced A".
             kind, description, old = "order", "the same terms in another order", passage
@@ -1299,7 +1374,6 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
         restated = True
         new_sentence = again[0]
     elif not document and kind in (None, "entity") and across_semantic is not None and \
-            (cued or said_again(unit_text)) and \
             (again := restates_line_across(unit_text, f"{node_head} {' '.join(sentences)}",
                                            [*sentences, *blocks(node_body)], across_semantic,
                                            cued=cued)):
@@ -1357,9 +1431,12 @@ def compare(unit_text: str, node_head: str, node_body: str = "", *, idf: IdfFn =
     return Comparison(score=score, lexical=lexical, semantic=sem, coverage=cov,
                       novelty=1.0 - cov, conflict=description, conflict_kind=kind,
                       old_sentence=old, new_sentence=new_sentence, correction=correction,
-                      # A handover names the sentence's holder and its thing: its point.
-                      point_contained=bool(old) and (kind in ("owner", "tool") or same_point(
-                          unit_text, with_subject(old or "", node_head, unit_text), u, idf)),
+                      # A handover names the sentence's holder and its thing: its point; a
+                      # change that quotes the sentence's value is about that sentence.
+                      point_contained=bool(old) and (kind in ("owner", "tool") or quoted or
+                                                     same_point(unit_text, with_subject(
+                                                         old or "", node_head, unit_text),
+                                                         u, idf)),
                       passage=passage,
                       shared_source=shared, restated=restated, contains=contains, lang=lang)
 
@@ -1669,6 +1746,13 @@ def _same_order(clause: str, line: str, said: set[tuple[str, object]]) -> bool:
     return [x for x in a if x in b] == [x for x in b if x in a]
 
 
+def _same_identifier(statement: str, line: str) -> bool:
+    """The statement and the line write one identifier (`max.poll.interval.ms`, `sorted()`,
+    `expand/contract`): a thing named alike in both languages, unlike a service's name
+    (`journal-svc`) that half the notes name."""
+    return any(is_identifier(t) for t in shared_identifiers(statement, line))
+
+
 def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
                          similarity: SemanticFn, *, cued: bool = False
                          ) -> tuple[str, str] | None:
@@ -1681,6 +1765,11 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
     0.17 or less to the policy's other lines), with the line's polarity ("这次没有 idle in
     transaction" is no "the transaction stays open") and every value of it in the line. The
     embedder is evidence of the same claim here, never blended into a score (EMBED_LANGUAGES).
+    A statement that does not say so may still state a line it writes an identifier of
+    (`_same_identifier`: an English log setting the Chinese talk's `session.timeout.ms=45000`,
+    a newcomer's Chinese notes writing down the runbook's expand/contract caveat); a dev scan of
+    every line across languages found 4 such pairs, all the same setting or metric, where any
+    shared name (`journal-svc`, `posting-consumer`) had added 3 unrelated ones.
     Returns the unit's statement and the line, or None."""
     statements = statements_of(unit_text)
     if not statements or len(statements) > MAX_RESTATING_CLAUSES or \
@@ -1694,13 +1783,16 @@ def restates_line_across(unit_text: str, node_text: str, lines: Sequence[str],
         return None
     best: tuple[float, str, str] | None = None
     for statement in statements:
-        if not (cued or said_again(statement)):
+        cue = cued or said_again(statement)
+        if not cue and not any(_same_identifier(statement, line) for line in targets):
             continue
         try:
             scores = similarity(statement, targets)
         except RuntimeError:
             return None
         for score, line in zip(scores, targets, strict=True):
+            if not cue and not _same_identifier(statement, line):
+                continue
             mine = {v for _, v in tx.facts(_assertive(statement)).quantities}
             if score >= T_SAME_ACROSS and mine <= {v for _, v in tx.facts(line).quantities} \
                     and bool(tx._NEGATION_RE.search(statement)) == \

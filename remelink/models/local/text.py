@@ -832,8 +832,8 @@ _NUM_RE = re.compile(
     r"(%|[A-Za-z]+|个月|分钟|小时|毫秒|秒|天|日|周|星期|月|年|行|页|次|位|轮|条|台|倍|项|名|人|份|遍)?")
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "twenty": 20, "thirty": 30,
-                 "hundred": 100, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
-                 "七": 7, "八": 8, "九": 9, "十": 10}
+                 "hundred": 100, "thousand": 1000, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4,
+                 "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _CJK_MEASURES = "个位次天周年月小分秒行页轮条台倍项名人份遍"
 _UNITS_EN = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TEENS_EN = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
@@ -844,10 +844,13 @@ _WORD_NUMBERS.update({w: i for i, w in enumerate(_TEENS_EN, 10)})
 _WORD_NUMBERS.update({w: 10 * i for i, w in enumerate(_TENS_EN, 2)})
 # A number written in words is one number: "twenty-four hours" is 24 h (not 20 and 4 h), "十四天"
 # 14 days (not 4), "两百条" 200.
+# "one hundred", "a hundred", "two thousand": the scale multiplies the word before it.
 _WORD_NUM_RE = re.compile(
-    rf"\b((?:{'|'.join(_TENS_EN)})(?:[- ](?:{'|'.join(_UNITS_EN)}))?|"
-    rf"{'|'.join(_TEENS_EN)}|{'|'.join(_UNITS_EN)}|hundred)\b|"
+    rf"\b((?:(?:{'|'.join(_UNITS_EN)}|a)\s+)?(?:hundred|thousand)|"
+    rf"(?:{'|'.join(_TENS_EN)})(?:[- ](?:{'|'.join(_UNITS_EN)}))?|"
+    rf"{'|'.join(_TEENS_EN)}|{'|'.join(_UNITS_EN)})\b|"
     rf"([零一两二三四五六七八九十百千]+)(?=[{_CJK_MEASURES}])", re.I)
+_EN_SCALES = {"hundred": 100, "thousand": 1000}
 _ZH_DIGIT_VALUES = {"零": 0, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
               "八": 8, "九": 9}
 _ZH_POWER_VALUES = {"十": 10, "百": 100, "千": 1000}
@@ -859,7 +862,10 @@ def word_number(word: str) -> float | None:
     word = word.lower()
     if word in _WORD_NUMBERS:
         return float(_WORD_NUMBERS[word])
-    parts = re.split(r"[- ]", word)
+    parts = re.split(r"[- ]+", word)
+    if len(parts) == 2 and parts[1] in _EN_SCALES and (parts[0] == "a" or
+                                                       parts[0] in _UNITS_EN):
+        return float((1 if parts[0] == "a" else _WORD_NUMBERS[parts[0]]) * _EN_SCALES[parts[1]])
     if len(parts) == 2 and parts[0] in _TENS_EN and parts[1] in _UNITS_EN:
         return float(_WORD_NUMBERS[parts[0]] + _WORD_NUMBERS[parts[1]])
     if not word or any(c not in _ZH_DIGIT_VALUES and c not in _ZH_POWER_VALUES for c in word):
@@ -978,7 +984,10 @@ _CJK_UNITS = sorted((w for w in _UNIT_WORDS if not w.isascii()), key=len, revers
 _NOT_UNITS = frozenset(("for", "of", "to", "in", "on", "at", "by", "and", "or", "than", "more",
                         "less", "the", "a", "an", "per", "each", "every", "from", "with", "is",
                         "are", "was", "were", "if", "when", "after", "before", "as", "so", "it",
-                        "this", "that", "we", "they", "but", "not", "no"))
+                        "this", "that", "we", "they", "but", "not", "no",
+                        # an auxiliary cut at its apostrophe: "5 wasn't enough"
+                        "wasn", "isn", "aren", "weren", "don", "doesn", "didn", "won", "hasn",
+                        "haven", "hadn", "shouldn", "couldn", "wouldn"))
 
 
 def _unit_key(unit: str) -> str:
