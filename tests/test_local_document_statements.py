@@ -102,3 +102,30 @@ def test_how_things_stand_at_a_time_is_a_finding_not_a_definition() -> None:
     assert kind("An idempotency key is a unique value the client sends with a request.",
                 "neutral") == "definition"
     assert kind("幂等键是指客户端随请求发送的唯一值，目前由网关生成。", "neutral") == "finding"
+
+
+GUIDE = """# API style guide
+
+- Listings use cursor pagination with `page_token`; page_size max is 500, default 50.
+- Money fields are `amount_minor` plus `currency`.
+"""
+
+REVIEW = """# API review, 10 Apr
+
+- The exports listing timed out twice last week at page_size=200 (every item carries its
+  manifest). Decision: page_size max is 100 from now on, for every listing. Sam updates the
+  style guide by Friday.
+"""
+
+
+def test_a_correction_keeps_what_else_its_unit_says(tmp_path: Path) -> None:
+    """A unit of several sentences that corrects a node: the node gets the correction, and the
+    unit's other sentences (why, who follows up) too. Before, only the deciding sentence was
+    written, and the rest of the review's item was in no node."""
+    (tmp_path / "resource").mkdir(parents=True)
+    digest = dream(tmp_path, {"resource/2026-03-01/api-style-guide.md": GUIDE})
+    digest = dream(tmp_path, {"daily/2026-04-10/api-review.md": REVIEW})
+    text = "\n".join(digest.values())
+    assert "Corrected on 2026-04-10" in text
+    assert "timed out twice last week at page_size=200" in text
+    assert "Sam updates the style guide by Friday" in text

@@ -800,8 +800,15 @@ class LocalModel:
                                                  quote=line)
             # What else the correcting note says on the point ("PagerDuty stays as a backup
             # until 30 April") is kept too, after the correction, not dropped.
-            prose = [pts.parse(p).text for p in points
-                     if pts.parse(p).role not in (*pts.META_ROLES, "context", "followup")]
+            # So is what the unit says besides the statement that sets the new value (a review's
+            # item: "`GET /v1/refunds`: cursor pagination with `page_token`, fine. ... Decision:
+            # page_size max is one hundred ..."): the node is where the unit's content goes.
+            besides = [] if statement == summary else \
+                [s for s in tx.sentences(summary, clauses=False)
+                 if s.strip() and s.strip() not in statement and statement not in s]
+            prose = besides + [pts.parse(p).text for p in points
+                               if pts.parse(p).role not in (*pts.META_ROLES, "context",
+                                                            "followup")]
             rest = [p for p in self._novel_points(_distinct(prose), new_body)
                     if p not in (statement, summary)]
             if rest:
