@@ -190,7 +190,7 @@ def test_a_section_label_is_never_a_title_alone(heading: str, note: str, title: 
 
 
 # -- fenced blocks: whole, or a pointer when too long; never cut -----------------------------
-LONG = "\n".join(f"    print({i})" for i in range(40))
+LONG = "\n".join(f"    print({i})" for i in range(fenced.MAX_LINES + 10))
 FENCED = f"""# Check if a file has changed in a script
 
 I wanted a shell script to exit early when a file had not changed since the last run.
@@ -231,10 +231,11 @@ def test_a_fenced_block_is_kept_whole_or_pointed_to(tmp_path: Path) -> None:
     blocks = [" ".join(b.split()) for b in _fenced_blocks(text)]
     assert "sha256sum config.yaml > .config.sha" in blocks, text
     assert "if sha256sum --check --status .config.sha; then exit 0 fi" in blocks, text
-    # The 40-line block is not cut: the node says where it is.
-    assert "print(39)" not in text or "print(0)" in text
+    # The block too long to copy is not cut: the node says where it is.
+    assert f"print({fenced.MAX_LINES + 9})" not in text or "print(0)" in text
     line = FENCED.split("\n").index("```python") + 1
-    assert f"41-line python block is at line {line} of [[{rel}]]" in text, text
+    assert f"{fenced.MAX_LINES + 11}-line python block is at line {line} of [[{rel}]]" in text, \
+        text
     # Under a numbered step the block is indented into the item.
     assert re.search(r"^1\. Store the hash of the file:\n\n? *```bash\n +sha256sum", text, re.M), \
         text
@@ -947,7 +948,7 @@ def test_a_block_right_after_a_pointer_to_a_long_block_starts_its_own_line() -> 
     text = ("Output:" + fenced.pointer(long_block, 214, "resource/a.md") +
             fenced.fold(["```bash", "llm 'say hi'", "```"]) + "\nThen it works.")
     out = fenced.unfold(text)
-    assert out.split("\n") == ["Output: (The 35-line block is at line 214 of "
+    assert out.split("\n") == [f"Output: (The {fenced.MAX_LINES + 5}-line block is at line 214 of "
                                "[[resource/a.md]].)", "```bash", "llm 'say hi'", "```",
                                "Then it works."]
 
