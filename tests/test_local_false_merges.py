@@ -238,3 +238,29 @@ def test_a_value_per_another_thing_is_another_rule(value: int, what: str,
     for semantic in (None, 0.97):
         assert decide.compare(unit, node, node, semantic=semantic).label != "same_abstraction"
     assert decide.compare(node, node, node).label == "same_abstraction"
+
+
+ZH_MOVES = ("升至", "涨至", "跌至", "降至", "升到", "跌到")
+EN_MOVES = ("rose to", "fell to", "climbed to", "dropped to", "slipped to", "jumped to")
+
+
+@given(st.data())
+@settings(max_examples=60, deadline=None)
+def test_a_reported_movement_is_not_corrected_by_another_movement(data: st.DataObject) -> None:
+    # A node sentence recording that a measure rose or fell ("收益率从 4.18% 升至 4.14%") and a
+    # unit recording another movement of it ("由 4.23% 降至 4.26%") are two events, not a
+    # correction of the first (Chinese STS-B train's bond reports).
+    values = data.draw(st.lists(st.integers(101, 999), min_size=4, max_size=4, unique=True))
+    a, b, c, d = (f"{v / 100:.2f}%" for v in values)
+    zh = data.draw(st.booleans())
+    if zh:
+        up, down = data.draw(st.sampled_from(ZH_MOVES)), data.draw(st.sampled_from(("降至", "调到",
+                                                                                "降到")))
+        node = f"10 年期公债收益率从 {a}{up}{b}。"
+        unit = f"10 年期公债收益率由 {c}{down}{d}。"
+    else:
+        up = data.draw(st.sampled_from(EN_MOVES))
+        node = f"The 10-year bond yield {up} {b} from {a}."
+        unit = f"The 10-year bond yield went to {d} from {c}."
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+    assert decide.compare(node, node, node).label == "same_abstraction"

@@ -766,7 +766,16 @@ def _states_change(sentence: str) -> bool:
     "we decided on 4"): a unit worded the same way ("改成 3 天") states another change, not a
     correction of this one. A cue is evidence of a correction only where it is the unit's own
     (pairs zh-116 and zh-128 of the realistic-vault `tune` half merged on it)."""
-    return tx.has_word_cue(sentence, CORRECTION_CUES) or decides(sentence)
+    return tx.has_word_cue(sentence, CORRECTION_CUES) or decides(sentence) or \
+        _MOVED_TO_RE.search(sentence) is not None
+
+
+# A value that rose or fell to another, as a report records it ("收益率从 4.18% 升至 4.14%",
+# "跌至 29 亿", "rose to 5.1%"): the sentence records a movement, and a unit recording another
+# movement of the same measure records another one, no correction of it. (Only of the node's
+# sentence: a unit's "上升至 10%" is no decision, `_CHANGE_TO_RE` keeps to verbs that set a value.)
+_MOVED_TO_RE = re.compile(r"(?:升|涨|跌|降)(?:到|至)|\b(?:rose|risen|fell|fallen|climbed|"
+                          r"jumped|slipped|dropped|declined|surged|plunged)\s+(?:\S+\s+)?to\s+\S*\d")
 
 
 def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
