@@ -1927,9 +1927,18 @@ _ANTONYM_STEMS = tuple((strong_stem(a) if a.isascii() else a, strong_stem(b) if 
                         else b) for a, b in ANTONYMS)
 
 
+# The irregular forms of ANTONYMS' verbs, which no suffix rule stems ("won" / "lost", "sold" /
+# "bought", "rose" / "fell"): an antonym pair holds in every tense. ("left" is left out: it is
+# also a direction.)
+_IRREGULAR = {"rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "sold": "sell",
+              "bought": "buy", "won": "win", "lost": "lose", "hid": "hide", "hidden": "hide",
+              "shown": "show", "lent": "lend", "forbade": "forbid", "forbidden": "forbid"}
+
+
 def _acts(text: str, pairs: Sequence[tuple[str, str]] = _ANTONYM_STEMS) -> set[str]:
     """The antonym words a text uses (English by stem, Chinese as written)."""
-    stems = {strong_stem(t) for t in analyze(text, query=True) if t.isascii()}
+    stems = {strong_stem(_IRREGULAR.get(t, t)) for t in analyze(text, query=True)
+             if t.isascii()}
     out = set()
     for a, b in pairs:
         for w in (a, b):
