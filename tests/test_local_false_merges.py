@@ -276,3 +276,18 @@ def test_a_reported_movement_is_not_corrected_by_another_movement(data: st.DataO
         unit = f"The 10-year bond yield went to {d} from {c}."
     assert decide.compare(unit, node, node).label != "same_abstraction"
     assert decide.compare(node, node, node).label == "same_abstraction"
+
+
+@given(st.integers(2, 400), st.integers(2, 400), st.sampled_from(("平民", "乘客", "工人", "")))
+@settings(max_examples=60, deadline=None)
+def test_people_counted_with_ming_or_ren_are_one_measure(n: int, m: int, who: str) -> None:
+    # 名 is the measure word of people, 人 the noun: "炸死58人" / "炸死13名平民" state two counts
+    # of one thing, "57名" / "57人" one.
+    node = f"周二首都的汽车炸弹炸死{n}人。"
+    unit = f"周二首都的汽车炸弹炸死{m}名{who}。"
+    found = decide._numbers_conflict(tx.facts(unit), tx.facts(node), unit, node)
+    if n == m:
+        assert found is None
+    else:
+        assert found is not None
+        assert decide.compare(unit, node, node).label != "same_abstraction"

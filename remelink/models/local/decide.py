@@ -758,7 +758,16 @@ def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
             for u, v in f.quantities)
         return replace(f, quantities=quantities)
 
+    a, b = _persons(a), _persons(b)
     return tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
+
+
+def _persons(f: tx.Facts) -> tx.Facts:
+    """Chinese counts people with the measure word 名 ("13名平民") or the noun 人 ("58人"): one
+    measure. Read as two, "炸死58人" / "炸死13名平民" stated no other value, and "57名参议员" /
+    "57人是参议员" the same value of two things. (位, also a measure of people, counts digits and
+    places too: "保留 3 位小数".)"""
+    return replace(f, quantities=frozenset(("人" if u == "名" else u, v) for u, v in f.quantities))
 
 
 def _states_change(sentence: str) -> bool:
