@@ -117,6 +117,32 @@ def test_an_antonym_holds_in_its_irregular_tenses(yes: str, no: str) -> None:
     assert decide.compare(a, a, a).label == "same_abstraction"
 
 
+@pytest.mark.parametrize(("node", "unit"), [
+    ("The error rate increased after the ledger deploy on staging.",
+     "The error rate decreased after the ledger deploy on staging."),
+    ("We enabled the export feature flag for every EU tenant.",
+     "We disabled the export feature flag for every EU tenant."),
+    ("Increasing the connection pool of the ledger database helps.",
+     "Decreasing the connection pool of the ledger database helps."),
+    ("The review board opposed the storage migration plan.",
+     "The review board supported the storage migration plan."),
+    ("The city imposed the overnight curfew on the harbour district.",
+     "The city lifted the overnight curfew on the harbour district."),
+    ("Bruno likes the dark theme of the ledger dashboard.",
+     "Bruno dislikes the dark theme of the ledger dashboard."),
+    ("Bruno likes the dark theme of the ledger dashboard.",
+     "Bruno hates the dark theme of the ledger dashboard."),
+    ("Carmen joined the payments platform team in March.",
+     "Carmen left the payments platform team in March."),
+])
+def test_an_antonym_holds_in_every_inflection(node: str, unit: str) -> None:
+    # "increased" stems to increa, "increase" to increas: the pair must hold in every form. And
+    # English says a preference reversed as Chinese does (喜欢 / 讨厌).
+    assert decide.action_conflict(unit, node) is not None
+    assert decide.compare(unit, node, node).label != "same_abstraction"
+    assert decide.compare(node, node, node).label == "same_abstraction"
+
+
 @pytest.mark.parametrize("text", ["黑莓第二季度亏损9.65亿美元。", "6.6级地震冲击印尼巴布亚。",
                                   "Yahoo agrees to buy Tumblr for $1.1 billion cash.",
                                   "Retention on journal.postings.v2 goes to 14 days.",

@@ -1921,7 +1921,7 @@ ANTONYMS = (
     ("success", "failure"), ("pass", "fail"), ("support", "oppose"), ("love", "hate"),
     ("strong", "weak"), ("high", "low"), ("north", "south"), ("east", "west"),
     ("public", "private"), ("internal", "external"), ("valid", "invalid"), ("true", "false"),
-    ("impose", "lift"), ("always", "never"),
+    ("impose", "lift"), ("always", "never"), ("like", "dislike"), ("like", "hate"),
     ("成功", "失败"), ("支持", "反对"), ("公开", "私有"), ("内部", "外部"), ("以东", "以西"),
     ("以南", "以北"), ("东部", "西部"), ("南部", "北部"), ("强", "弱"), ("喜欢", "讨厌"),
     ("总是", "从不"), ("始终", "从不"),
@@ -1937,17 +1937,50 @@ _ANTONYM_STEMS = tuple((strong_stem(a) if a.isascii() else a, strong_stem(b) if 
 
 
 # The irregular forms of ANTONYMS' verbs, which no suffix rule stems ("won" / "lost", "sold" /
-# "bought", "rose" / "fell"): an antonym pair holds in every tense. ("left" is left out: it is
-# also a direction.)
+# "bought", "rose" / "fell"): an antonym pair holds in every tense. ("left" is also a direction
+# and what remains, "two days left"; `_opposite` still needs "join" on the other side.)
 _IRREGULAR = {"rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "sold": "sell",
               "bought": "buy", "won": "win", "lost": "lose", "hid": "hide", "hidden": "hide",
-              "shown": "show", "lent": "lend", "forbade": "forbid", "forbidden": "forbid"}
+              "shown": "show", "lent": "lend", "forbade": "forbid", "forbidden": "forbid",
+              "left": "leave"}
+
+
+def _inflections(word: str) -> set[str]:
+    """The regular inflections of an English word: -s, -ed, -ing, with a final e dropped, a
+    final y turned to i, a short word's last consonant doubled ("stopped", "winning")."""
+    out = {word, word + ("es" if re.search(r"(?:s|sh|ch|x|z|o)$", word) else "s")}
+    if word.endswith("e"):
+        return out | {word + "d", word[:-1] + "ing"}
+    if re.search(r"[^aeiou]y$", word):
+        return out | {word[:-1] + "ied", word[:-1] + "ies", word + "ing"}
+    out |= {word + "ed", word + "ing"}
+    if len(word) <= 4 and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", word):
+        out |= {word + word[-1] + "ed", word + word[-1] + "ing"}
+    return out
+
+
+def _inflected_stems(words: Iterable[str]) -> dict[str, str]:
+    """The stem of each inflection of `words` that the suffix stemmer does not bring back to the
+    word's own stem ("increased" -> increa, "increase" -> increas; "disabled" -> disabl,
+    "disable" -> dis), mapped to that stem."""
+    out = {}
+    for word in words:
+        base = strong_stem(word)
+        for form in _inflections(word):
+            for term in analyze(form, query=True):
+                if strong_stem(term) != base:
+                    out[strong_stem(term)] = base
+    return out
+
+
+_INFLECTED = _inflected_stems(w for pair in (*ANTONYMS, *PERSONS) for w in pair if w.isascii())
 
 
 def _acts(text: str, pairs: Sequence[tuple[str, str]] = _ANTONYM_STEMS) -> set[str]:
-    """The antonym words a text uses (English by stem, Chinese as written)."""
+    """The antonym words a text uses (English by stem, in any inflection; Chinese as written)."""
     stems = {strong_stem(_IRREGULAR.get(t, t)) for t in analyze(text, query=True)
              if t.isascii()}
+    stems |= {_INFLECTED[s] for s in stems if s in _INFLECTED}
     out = set()
     for a, b in pairs:
         for w in (a, b):
