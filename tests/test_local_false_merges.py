@@ -317,3 +317,15 @@ def test_people_counted_with_ming_or_ren_are_one_measure(n: int, m: int, who: st
     else:
         assert found is not None
         assert decide.compare(unit, node, node).label != "same_abstraction"
+
+
+@given(st.integers(0, 23), st.integers(0, 59), st.integers(0, 23), st.integers(0, 59),
+       st.sampled_from(("The ledger team's standup is at {t} every weekday.",
+                        "账本组的站会每个工作日 {t} 开始。")))
+@settings(max_examples=80, deadline=None)
+def test_another_time_of_day_is_another_statement(h1: int, m1: int, h2: int, m2: int,
+                                                  frame: str) -> None:
+    # "10:00" is one value, not a bare 10 and a bare 0 (then "10:00" / "11:00" shared the 0).
+    node, unit = frame.format(t=f"{h1}:{m1:02d}"), frame.format(t=f"{h2}:{m2:02d}")
+    label = decide.compare(unit, node, node).label
+    assert (label == "same_abstraction") == ((h1, m1) == (h2, m2))

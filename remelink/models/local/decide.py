@@ -759,7 +759,21 @@ def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
         return replace(f, quantities=quantities)
 
     a, b = _persons(a), _persons(b)
-    return tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
+    found = tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
+    if found is None:
+        mine, theirs = _clock_times(a_text), _clock_times(b_text)
+        if mine and theirs and mine.isdisjoint(theirs):
+            found = min(mine), min(theirs)
+    return found
+
+
+# A time of day, "10:00", "9:30", "14：30": one value. `tx.facts` reads its hours and minutes as
+# two bare numbers, and "at 10:00" / "at 11:00" then share the 0 and state no other value.
+_CLOCK_RE = re.compile(r"(?<![\d:.])([01]?\d|2[0-3])[:：]([0-5]\d)(?![\d:])")
+
+
+def _clock_times(text: str) -> set[str]:
+    return {f"{int(h)}:{m}" for h, m in _CLOCK_RE.findall(text)}
 
 
 def _persons(f: tx.Facts) -> tx.Facts:
