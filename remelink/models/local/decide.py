@@ -829,7 +829,30 @@ def _numbers_conflict(a: tx.Facts, b: tx.Facts, a_text: str, b_text: str
             for u, v in f.quantities)
         return replace(f, quantities=quantities)
 
-    return tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
+    a, b = _persons(a), _persons(b)
+    found = tx.numbers_conflict(counted(a, b, b_text), counted(b, a, a_text))
+    if found is None:
+        mine, theirs = _clock_times(a_text), _clock_times(b_text)
+        if mine and theirs and mine.isdisjoint(theirs):
+            found = min(mine), min(theirs)
+    return found
+
+
+# A time of day, "10:00", "9:30", "14：30": one value. `tx.facts` reads its hours and minutes as
+# two bare numbers, and "at 10:00" / "at 11:00" then share the 0 and state no other value.
+_CLOCK_RE = re.compile(r"(?<![\d:.])([01]?\d|2[0-3])[:：]([0-5]\d)(?![\d:])")
+
+
+def _clock_times(text: str) -> set[str]:
+    return {f"{int(h)}:{m}" for h, m in _CLOCK_RE.findall(text)}
+
+
+def _persons(f: tx.Facts) -> tx.Facts:
+    """Chinese counts people with the measure word 名 ("13名平民") or the noun 人 ("58人"): one
+    measure. Read as two, "炸死58人" / "炸死13名平民" stated no other value, and "57名参议员" /
+    "57人是参议员" the same value of two things. (位, also a measure of people, counts digits and
+    places too: "保留 3 位小数".)"""
+    return replace(f, quantities=frozenset(("人" if u == "名" else u, v) for u, v in f.quantities))
 
 
 def _states_change(sentence: str) -> bool:
@@ -837,7 +860,16 @@ def _states_change(sentence: str) -> bool:
     "we decided on 4"): a unit worded the same way ("改成 3 天") states another change, not a
     correction of this one. A cue is evidence of a correction only where it is the unit's own
     (pairs zh-116 and zh-128 of the realistic-vault `tune` half merged on it)."""
-    return tx.has_word_cue(sentence, CORRECTION_CUES) or decides(sentence)
+    return tx.has_word_cue(sentence, CORRECTION_CUES) or decides(sentence) or \
+        _MOVED_TO_RE.search(sentence) is not None
+
+
+# A value that rose or fell to another, as a report records it ("收益率从 4.18% 升至 4.14%",
+# "跌至 29 亿", "rose to 5.1%"): the sentence records a movement, and a unit recording another
+# movement of the same measure records another one, no correction of it. (Only of the node's
+# sentence: a unit's "上升至 10%" is no decision, `_CHANGE_TO_RE` keeps to verbs that set a value.)
+_MOVED_TO_RE = re.compile(r"(?:升|涨|跌|降)(?:到|至)|\b(?:rose|risen|fell|fallen|climbed|"
+                          r"jumped|slipped|dropped|declined|surged|plunged)\s+(?:\S+\s+)?to\s+\S*\d")
 
 
 def same_point(unit_text: str, sentence: str, u: Bag, idf: IdfFn) -> bool:
@@ -2002,7 +2034,7 @@ ANTONYMS = (
     ("success", "failure"), ("pass", "fail"), ("support", "oppose"), ("love", "hate"),
     ("strong", "weak"), ("high", "low"), ("north", "south"), ("east", "west"),
     ("public", "private"), ("internal", "external"), ("valid", "invalid"), ("true", "false"),
-    ("impose", "lift"), ("always", "never"),
+    ("impose", "lift"), ("always", "never"), ("like", "dislike"), ("like", "hate"),
     ("成功", "失败"), ("支持", "反对"), ("公开", "私有"), ("内部", "外部"), ("以东", "以西"),
     ("以南", "以北"), ("东部", "西部"), ("南部", "北部"), ("强", "弱"), ("喜欢", "讨厌"),
     ("总是", "从不"), ("始终", "从不"),
@@ -2017,9 +2049,51 @@ _ANTONYM_STEMS = tuple((strong_stem(a) if a.isascii() else a, strong_stem(b) if 
                         else b) for a, b in ANTONYMS)
 
 
+# The irregular forms of ANTONYMS' verbs, which no suffix rule stems ("won" / "lost", "sold" /
+# "bought", "rose" / "fell"): an antonym pair holds in every tense. ("left" is also a direction
+# and what remains, "two days left"; `_opposite` still needs "join" on the other side.)
+_IRREGULAR = {"rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "sold": "sell",
+              "bought": "buy", "won": "win", "lost": "lose", "hid": "hide", "hidden": "hide",
+              "shown": "show", "lent": "lend", "forbade": "forbid", "forbidden": "forbid",
+              "left": "leave"}
+
+
+def _inflections(word: str) -> set[str]:
+    """The regular inflections of an English word: -s, -ed, -ing, with a final e dropped, a
+    final y turned to i, a short word's last consonant doubled ("stopped", "winning")."""
+    out = {word, word + ("es" if re.search(r"(?:s|sh|ch|x|z|o)$", word) else "s")}
+    if word.endswith("e"):
+        return out | {word + "d", word[:-1] + "ing"}
+    if re.search(r"[^aeiou]y$", word):
+        return out | {word[:-1] + "ied", word[:-1] + "ies", word + "ing"}
+    out |= {word + "ed", word + "ing"}
+    if len(word) <= 4 and re.search(r"[^aeiou][aeiou][^aeiouwxy]$", word):
+        out |= {word + word[-1] + "ed", word + word[-1] + "ing"}
+    return out
+
+
+def _inflected_stems(words: Iterable[str]) -> dict[str, str]:
+    """The stem of each inflection of `words` that the suffix stemmer does not bring back to the
+    word's own stem ("increased" -> increa, "increase" -> increas; "disabled" -> disabl,
+    "disable" -> dis), mapped to that stem."""
+    out = {}
+    for word in words:
+        base = strong_stem(word)
+        for form in _inflections(word):
+            for term in analyze(form, query=True):
+                if strong_stem(term) != base:
+                    out[strong_stem(term)] = base
+    return out
+
+
+_INFLECTED = _inflected_stems(w for pair in (*ANTONYMS, *PERSONS) for w in pair if w.isascii())
+
+
 def _acts(text: str, pairs: Sequence[tuple[str, str]] = _ANTONYM_STEMS) -> set[str]:
-    """The antonym words a text uses (English by stem, Chinese as written)."""
-    stems = {strong_stem(t) for t in analyze(text, query=True) if t.isascii()}
+    """The antonym words a text uses (English by stem, in any inflection; Chinese as written)."""
+    stems = {strong_stem(_IRREGULAR.get(t, t)) for t in analyze(text, query=True)
+             if t.isascii()}
+    stems |= {_INFLECTED[s] for s in stems if s in _INFLECTED}
     out = set()
     for a, b in pairs:
         for w in (a, b):
