@@ -433,3 +433,16 @@ def test_a_language_literal_names_nothing_two_nodes_share(literal: str) -> None:
     assert not relate.shares_names(a, b)
     named = relate.named("Pages go through `incident.io` now, says Dana.")
     assert relate.shares_names(named, relate.named("`incident.io` pages the on-call."))
+
+
+def test_names_two_nodes_mention_in_passing_relate_nothing() -> None:
+    """A link through a shared name needs that name to be what one of the two nodes is about
+    (its name or description), not a name both mention in passing (til tune: "... also names
+    manage.py", "... also names document")."""
+    unit = relate.named("Run `python manage.py collectstatic` and set `DEBUG = False`.")
+    node = relate.named("Add the app to `INSTALLED_APPS`, then run `manage.py migrate`.")
+    assert relate.shares_names(unit, node)
+    assert not relate._about_shared(unit, node, "Serving static files with WhiteNoise",
+                                    "Docker Compose for Django development")
+    assert relate._about_shared(unit, node, "Serving static files with WhiteNoise",
+                                "Custom manage.py commands in Django")

@@ -230,6 +230,20 @@ def shares_names(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> 
     return bool(a[0] & b[0]) or len((a[0] | a[1]) & (b[0] | b[1])) >= 2
 
 
+def _about_shared(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]],
+                  *heads: str) -> bool:
+    """Two nodes sharing names are related through them when a name they share is what one of
+    them is about: a word of its name or description (`pgbouncer` in "journal-svc 503s,
+    pgbouncer pool exhausted"). Names both mention in passing (`manage.py`, `utf-8`,
+    `requirements.txt`, a `document` in JavaScript) are no relation: 31 % of the til tune
+    sample's node links were through such names, and on the realistic dev vault this rule
+    linked one keyed pair more with 14 fewer links."""
+    shared = (a[0] & b[0]) | ((a[0] | a[1]) & (b[0] | b[1]))
+    about = named(" ".join(heads))
+    return bool(shared & (about[0] | about[1] | {w.casefold() for w in
+                                                  re.findall(r"[\w.+/-]+", " ".join(heads))}))
+
+
 def named_query(text: str) -> str:
     """A node_search query of the identifiers and names a text writes (empty when it writes
     fewer than shares_names needs): it recalls nodes in the other language on the same
@@ -319,7 +333,8 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
             text = _prose(note.body) if note is not None else \
                 f"{names.get(path, '')} {descriptions.get(path, '')}"
             theirs = _specific(named(f"{names.get(path, '')} {text}"), idf)
-            if shares_names(mine, theirs):
+            if shares_names(mine, theirs) and _about_shared(mine, theirs, unit_name, names.get(
+                    path, ""), descriptions.get(path, "")):
                 add(path, "named", _spelled(raw_text, mine, theirs))
     unit_words = _topic_words(raw_text)
 
