@@ -197,6 +197,12 @@ def _surnamed(name: str, prose: str, found: dict[str, tuple[int, bool]]) -> str 
     return None
 
 
+# A capitalised word joined to another by "&" or a plural possessive ("Weights & Biases",
+# "Workers & Pages", "Singles' Day"): one name of several words, which no tag can spell.
+_JOINED_AFTER_RE = re.compile(r"[ \t]*&[ \t]*[A-Z]|['’][ \t]+[A-Z][a-z]")
+_JOINED_BEFORE_RE = re.compile(r"[A-Z][\w-]*[ \t]*&[ \t]*$|[A-Z][\w-]*s['’][ \t]+$")
+
+
 def candidates(text: str) -> dict[str, tuple[int, bool]]:
     """Entity names of a node with (count, is a person)."""
     prose = _prose(text)
@@ -240,6 +246,9 @@ def candidates(text: str) -> dict[str, tuple[int, bool]]:
                 name.lower() in _CLOSED or _NOT_A_NAME_RE.fullmatch(name):
             continue
         start = m.start() if name == m.group(1) else prose.find(name, m.start())
+        if _JOINED_AFTER_RE.match(prose, start + len(name)) or \
+                _JOINED_BEFORE_RE.search(prose[max(0, start - 40):start]):
+            continue  # "Weights & Biases", "Singles' Day": a word of a longer name, not a name
         follows = _next_word(prose, start + len(name))
         possessive = prose[start + len(name):start + len(name) + 2] in ("'s", "’s")
         if name.lower() in _COMMON_NOUNS:
