@@ -129,3 +129,21 @@ def test_a_correction_keeps_what_else_its_unit_says(tmp_path: Path) -> None:
     assert "Corrected on 2026-04-10" in text
     assert "timed out twice last week at page_size=200" in text
     assert "Sam updates the style guide by Friday" in text
+
+
+def test_the_authors_story_left_in_the_note_is_nothing_left_out() -> None:
+    """"The note has the full walkthrough." closed 39 of the til tune sample's nodes, most of
+    which had left out only the author's story ("I wanted to ...", "So I tried ..."): the line
+    says what the node does not teach, the story is not that."""
+    from remelink.models.local import write
+
+    story = ["I wanted to try this on my laptop before the talk last week.",
+             "So I tried a couple of approaches first, none of which I liked."]
+    kept, left = write._taught(["Cloudflare caches HTML only with a cache rule.", *story])
+    assert kept == ["Cloudflare caches HTML only with a cache rule."]
+    assert left == 0
+    ordinals = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth"]
+    prose = [f"The {w} claim is about caching and what a reader needs to know of it."
+             for w in ordinals]
+    assert write._taught(prose)[1] > 0  # what it teaches, over the budget: left out, counted

@@ -351,8 +351,8 @@ def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
     number, a URL, a rule or decision, an item of the document's lists. The rest is prose:
     kept up to about PROSE_WORDS words, the first lines first, except the author's story
     (tx.is_narration: "I wanted to ...", "So I tried X first", an aside in parentheses), which
-    stays in the note. Returns the kept lines and the prose words left out (the Sources
-    sentence links the note that has them)."""
+    stays in the note. Returns the kept lines and the words of what it teaches left out (the
+    Sources sentence links the note that has them; the story left out counts for nothing)."""
     story = [tx.is_narration(line) for line in lines]
     reused = []
     for line, told in zip(lines, story, strict=True):
@@ -373,8 +373,8 @@ def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
         if keep or (not told and prose + words <= PROSE_WORDS):
             kept.append(line)
             prose += words
-        else:
-            left += words
+        elif not told:
+            left += words  # the author's story left in the note is no part of what it teaches
     return kept, left
 
 
