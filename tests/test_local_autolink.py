@@ -442,7 +442,19 @@ def test_names_two_nodes_mention_in_passing_relate_nothing() -> None:
     unit = relate.named("Run `python manage.py collectstatic` and set `DEBUG = False`.")
     node = relate.named("Add the app to `INSTALLED_APPS`, then run `manage.py migrate`.")
     assert relate.shares_names(unit, node)
-    assert not relate._about_shared(unit, node, "Serving static files with WhiteNoise",
+    assert not relate._topical(unit, node, "Serving static files with WhiteNoise",
                                     "Docker Compose for Django development")
-    assert relate._about_shared(unit, node, "Serving static files with WhiteNoise",
+    assert relate._topical(unit, node, "Serving static files with WhiteNoise",
                                 "Custom manage.py commands in Django")
+
+
+def test_a_link_sentence_names_what_the_nodes_are_about() -> None:
+    """The evidence a link sentence names is a shared name one of the nodes is about, before a
+    longer one both mention in passing ("... also names search_type" between two PostgreSQL
+    notes)."""
+    unit = relate.named("Set `search_type` when querying PostgreSQL from `manage.py shell`.")
+    node = relate.named("PostgreSQL 11 adds `search_type` to the full-text search API.")
+    topical = relate._topical(unit, node, "Upgrading a Heroku PostgreSQL database")
+    assert topical == {"postgresql"}
+    assert relate._spelled("Set `search_type` when querying PostgreSQL.", unit, node,
+                           topical) == "PostgreSQL"

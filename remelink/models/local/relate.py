@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from remelink.models.local import decide, people
@@ -230,18 +231,18 @@ def shares_names(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> 
     return bool(a[0] & b[0]) or len((a[0] | a[1]) & (b[0] | b[1])) >= 2
 
 
-def _about_shared(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]],
-                  *heads: str) -> bool:
-    """Two nodes sharing names are related through them when a name they share is what one of
-    them is about: a word of its name or description (`pgbouncer` in "journal-svc 503s,
-    pgbouncer pool exhausted"). Names both mention in passing (`manage.py`, `utf-8`,
-    `requirements.txt`, a `document` in JavaScript) are no relation: 31 % of the til tune
-    sample's node links were through such names, and on the realistic dev vault this rule
+def _topical(a: tuple[set[str], set[str]], b: tuple[set[str], set[str]],
+             *heads: str) -> set[str]:
+    """The names two nodes share that one of them is about: a word of its name or description
+    (`pgbouncer` in "journal-svc 503s, pgbouncer pool exhausted"). Nodes are related through
+    shared names only when one is (choose): names both mention in passing (`manage.py`,
+    `utf-8`, `requirements.txt`, a `document` in JavaScript) are no relation. 31 % of the til
+    tune sample's node links were through such names; on the realistic dev vault this rule
     linked one keyed pair more with 14 fewer links."""
     shared = (a[0] & b[0]) | ((a[0] | a[1]) & (b[0] | b[1]))
     about = named(" ".join(heads))
-    return bool(shared & (about[0] | about[1] | {w.casefold() for w in
-                                                  re.findall(r"[\w.+/-]+", " ".join(heads))}))
+    return shared & (about[0] | about[1] | {w.casefold() for w in
+                                            re.findall(r"[\w.+/-]+", " ".join(heads))})
 
 
 def named_query(text: str) -> str:
@@ -257,11 +258,16 @@ def named_query(text: str) -> str:
     return " ".join(sorted(idents) + sorted(names) + counted)[:1500]
 
 
-def _spelled(text: str, a: tuple[set[str], set[str]], b: tuple[set[str], set[str]]) -> str:
+def _spelled(text: str, a: tuple[set[str], set[str]], b: tuple[set[str], set[str]],
+             topical: AbstractSet[str] = frozenset()) -> str:
     """The shared identifier (else the shared names, joined) as `text` writes it: what a link
-    sentence may name as its evidence ("... also names pgbouncer")."""
-    shared = sorted(a[0] & b[0], key=lambda t: (-len(t), t)) or \
-        sorted((a[0] | a[1]) & (b[0] | b[1]), key=lambda t: (-len(t), t))[:2]
+    sentence may name as its evidence ("... also names pgbouncer"). A name one of the nodes is
+    about (`topical`) first: it is why they are linked, not `search_type` beside it."""
+    idents = a[0] & b[0]
+
+    def order(t: str) -> tuple[bool, bool, int, str]:
+        return (t not in topical, t not in idents, -len(t), t)
+    shared = sorted(idents | ((a[0] | a[1]) & (b[0] | b[1])), key=order)
     spelled = []
     for token in shared[:1]:
         m = re.search(r"(?<![\w.])" + re.escape(token) + r"(?![\w])", text, re.I)
@@ -333,9 +339,10 @@ def choose(*, raw_text: str, lang: str, paths: Sequence[str], hits: Sequence[Hit
             text = _prose(note.body) if note is not None else \
                 f"{names.get(path, '')} {descriptions.get(path, '')}"
             theirs = _specific(named(f"{names.get(path, '')} {text}"), idf)
-            if shares_names(mine, theirs) and _about_shared(mine, theirs, unit_name, names.get(
-                    path, ""), descriptions.get(path, "")):
-                add(path, "named", _spelled(raw_text, mine, theirs))
+            topical = _topical(mine, theirs, unit_name, names.get(path, ""),
+                               descriptions.get(path, "")) if shares_names(mine, theirs) else set()
+            if topical:
+                add(path, "named", _spelled(raw_text, mine, theirs, topical))
     unit_words = _topic_words(raw_text)
 
     def shares_words(path: str) -> bool:
