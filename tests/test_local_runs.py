@@ -240,3 +240,61 @@ def test_a_lead_ins_points_are_kept_and_named_by_their_topic(
 def test_a_dated_title_does_not_name_a_topic() -> None:
     found = units(REVIEW_EN.replace("# Code review of the fee-service refactor", "# Thursday"))
     assert len(found) == 1 and found[0]["name"] != "Thursday"
+
+
+# What a note measured, then what it decided from it (issue 21: a month-start review gave one
+# node per measurement and one for the decision): the list of bare values is the decision's
+# evidence, read first; a list with a claim of its own stays its own topics.
+MEASURED_THEN_DECIDED = {
+    "en": ("""# March month-start, pgb-ledger
+
+Ana and Joe watched the 2 Mar peak.
+
+- Peak concurrency about 2.8x a normal day.
+- cl_waiting max 7, p99 310 ms.
+- ledgerdb had ~180 of its 400 connections in use at the top, with 3 pgbouncers at 70 each.
+
+Decision (Ana, Joe OK'd it): the pool goes down to 50 per pgbouncer instance. 3 × 50 = 150.
+""", ("2.8x", "cl_waiting max 7", "~180 of its 400", "50 per pgbouncer")),
+    "zh": ("""# 3 月月初高峰，pgb-ledger
+
+小周和阿明看了 3/2 的高峰。
+
+- 峰值并发大约是平时的 2.8 倍。
+- cl_waiting 最高 7，p99 310 ms。
+- ledgerdb 高峰时用了 400 个连接里的 180 个左右。
+
+决定（小周，阿明同意）：连接池降到每个 pgbouncer 50。3 × 50 = 150，留有余量。
+""", ("2.8 倍", "cl_waiting 最高 7", "180 个", "每个 pgbouncer 50")),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_values_a_decision_was_drawn_from_are_that_decision(lang: str) -> None:
+    body, needles = MEASURED_THEN_DECIDED[lang]
+    found = units(body)
+    assert len(found) == 1, [u["name"] for u in found]
+    text = said(found[0])
+    assert all(n in text for n in needles), text
+    # The evidence reads in the note's order, before the decision's own reasons.
+    assert text.index(needles[0]) < text.index(needles[1]) < text.index(needles[2])
+
+
+def test_values_after_a_decision_or_beside_claims_stay_their_own() -> None:
+    # A meeting's points, one of them a decision: each agenda item is its own topic.
+    body = """# Platform sync 2 Mar
+
+- Card captures flip to async postings on Thursday, 3 producers left.
+- Felix: outbox table migration merged, 2 connectors in staging.
+
+Decision: retention on `ledger.v2` goes to 14 days.
+"""
+    found = units(body)
+    assert len(found) >= 2, [u["name"] for u in found]
+    body = """# Month-start
+
+Decision: the pool goes down to 50 per pgbouncer instance.
+
+- Peak concurrency about 2.8x a normal day.
+"""
+    assert len(units(body)) == 2

@@ -578,6 +578,7 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
     topics)."""
     held = " ".join(text for c in found.out
                     for text in [c.statement, *(pt.text_of(p) for p in c.points)])
+    evidence: dict[int, int] = {}  # id of a decision -> where its next evidence line goes
     for run in loose:
         if all(p.text in held for p in run):
             continue  # already in a unit (a runbook's lead-in: `The handover happens ...`)
@@ -600,6 +601,20 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
             else:
                 home.points += new
             continue
+        chose = _drawn_from(run, loose, homes) if first.kind in ("item", "num") else None
+        if chose is not None:
+            # What the note measured, then decided from it (`- cl_waiting max 4, p99 290 ms.`
+            # ... `Decision: the pool goes back down to 60`): the values are the decision's
+            # evidence, read first, in the note's order (one node per topic).
+            if id(chose) not in evidence:
+                evidence[id(chose)] = next((i for i, q in enumerate(chose.points)
+                                            if q.startswith("text: ")), len(chose.points))
+            at = evidence[id(chose)]
+            new = [f"text: - {p.text}" for p in run if p.text not in chose.statement
+                   and _prose(p.text) and not _is_chatter(p.text)]
+            chose.points[at:at] = new
+            evidence[id(chose)] = at + len(new)
+            continue
         # A value needs few words to state (`灰度还是 5% → 25% → 100%，不变`).
         lead = next((p for p in run if _states_value(p.text) and _short_value(p.text)), None)
         if lead is None:
@@ -613,6 +628,33 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
             found.out.append(kept)
             homes.append((first, kept))
     found.out.sort(key=lambda c: c.order)
+
+
+def _drawn_from(run: list[runs.Piece], loose: list[list[runs.Piece]],
+                homes: list[tuple[runs.Piece, Candidate]]) -> Candidate | None:
+    """The decision a list of bare values was drawn from: the first paragraph of the same
+    section after the list that decides, when nothing between them states a claim of its own
+    (every list item between is a bare value too). A list with claims among its items is a
+    meeting's points, each its own topic; values after a decision are not what it chose from."""
+    last = run[-1]
+    later = sorted(((p, c) for p, c in homes if p.section == last.section and
+                    p.block > last.block), key=lambda x: x[0].block)
+    if not later:
+        return None
+    p, chose = later[0]
+    if p.kind != "para" or chose.kind != "decision":
+        return None
+    # Between the list and the decision, only bare values (loose list items) or nothing.
+    blocks = {q.block for r in loose for q in r if q.kind in ("item", "num")}
+    between = [q for r in loose for q in r if q.section == last.section and
+               last.block < q.block < p.block]
+    if not all(q.block in blocks for q in between):
+        return None
+    # ... and the decision speaks of something the list measures (`3 pgbouncers at 80 each` /
+    # `60 per pgbouncer instance`); who decided (its parenthesis) is no such thing.
+    listed = " ".join(q.text for q in [*run, *between])
+    decided = tx.drop_parentheticals(chose.statement)
+    return chose if decide.things(listed) & decide.things(decided) else None
 
 
 def _join(runbook: Candidate, item: Candidate | str) -> None:
