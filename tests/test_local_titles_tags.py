@@ -312,3 +312,14 @@ def test_a_status_node_is_tagged_with_its_whole_project() -> None:
             "Tomasz says.\n")
     found = tags.entity_tags(node, [], 3)
     assert found[0] == "Async postings" and "Async" not in found, found
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("第二轮 shadow 结束了，下周一开始做 primary，Dana 同意了。", "第二轮 shadow 结束了"),
+    ("灰度到 25% 再停一天，刘洋也同意了。", "灰度到 25% 再停一天"),
+    ("Retention goes to 14 days, Dana OK'd it.", "Retention goes to 14 days"),
+])
+def test_a_clause_that_only_says_who_agreed_is_no_title(statement: str, title: str) -> None:
+    """Who agreed carries the decision's cue but says nothing of what was decided: the node of
+    a 1:1's item was titled "Dana 同意了" (issue 21, realistic dev)."""
+    assert tx.title_from(statement) == title

@@ -437,6 +437,14 @@ def core_statement(text: str) -> str:
 _ZH_FROM_RE = re.compile(r"^(?:从|自|由)[^，,。]{1,10}(?:开始|起)$")
 
 
+# A clause that only says who agreed ("Dana 同意了", "刘洋也点头了", "Dana OK'd it"): it carries
+# the decision's cue but says nothing of what was decided; the clause it agrees to is the topic.
+_WHO_AGREED_RE = re.compile(
+    r"^(?:[A-Z][\w'’-]*|[\u4e00-\u9fff]{2,3})\s*(?:那边|这边)?\s*(?:也|都|已经)?\s*"
+    r"(?:同意|批准|拍板|点头|OK|ok|确认)了?(?:\s*(?:it|this|that))?$"
+    r"|^(?:[A-Z][\w'’-]*)\s+(?:also\s+)?(?:agreed|approved|OK'd|signed off)(?:\s+(?:it|this|that|on it))?$")
+
+
 def _cue_clause(clauses: list[str]) -> str:
     """The first clause that carries a cue (what the statement is about), else the first. A
     clause that is the cue word alone ("决定：从 4 月开始，月结前封版四天") labels the clause
@@ -444,7 +452,7 @@ def _cue_clause(clauses: list[str]) -> str:
     for cues in (PREFERENCE_CUES, RULE_CUES, DECISION_CUES):
         words = {c.strip() for c in cues}
         for i, clause in enumerate(clauses):
-            if has_cue(clause, cues):
+            if has_cue(clause, cues) and not _WHO_AGREED_RE.match(clause.strip()):
                 if clause.strip().lower() in words:
                     rest = [c for c in clauses[i + 1:] if not _ZH_FROM_RE.match(c)]
                     if rest:
