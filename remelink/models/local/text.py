@@ -442,7 +442,8 @@ _ZH_FROM_RE = re.compile(r"^(?:从|自|由)[^，,。]{1,10}(?:开始|起)$")
 _WHO_AGREED_RE = re.compile(
     r"^(?:[A-Z][\w'’-]*|[\u4e00-\u9fff]{2,3})\s*(?:那边|这边)?\s*(?:也|都|已经)?\s*"
     r"(?:同意|批准|拍板|点头|OK|ok|确认)了?(?:\s*(?:it|this|that))?$"
-    r"|^(?:[A-Z][\w'’-]*)\s+(?:also\s+)?(?:agreed|approved|OK'd|signed off)(?:\s+(?:it|this|that|on it))?$")
+    r"|^(?:[A-Z][\w'’-]*)\s+(?:also\s+)?(?:agreed|approved|OK'd|signed off)"
+    r"(?:\s+(?:it|this|that|on it))?$")
 
 
 def _cue_clause(clauses: list[str]) -> str:
