@@ -298,3 +298,16 @@ Decision: the pool goes down to 50 per pgbouncer instance.
 - Peak concurrency about 2.8x a normal day.
 """
     assert len(units(body)) == 2
+
+
+def test_who_owns_what_from_now_on_is_decided_in_chinese_too() -> None:
+    # `Ines takes over the migration` is a decision; so is the thing going to its owner
+    # ("... 以后归何伟维护"): a 1:1's item was dropped as a passing mention (issue 21).
+    body = """# 1:1 小周 4/13
+
+- ledger-export 的告警规则以后归小周维护。阿明要专心做 fees，交接上周做完了。
+- 周三的维护窗口挪到了晚上，大家都知道了。
+"""
+    found = units(body)
+    assert [u for u in found if "归小周维护" in str(u["summary"])], found
+    assert not [u for u in found if "维护窗口" in said(u)], found

@@ -89,6 +89,9 @@ _SAID_RE = re.compile(rf"^(?:{tx.REPORTED_RE.pattern})\s*[:：]\s*\S")
 
 
 # A prohibition written as a noun phrase (`No network calls inside a DB transaction.`).
+# Who owns what is decided (tx.DECISION_CUES: `接手`, `来负责`); in Chinese also said as the
+# thing going to its owner: "payout-runner 的 on-call runbook 以后归何伟维护".
+_OWNED_BY_ZH_RE = re.compile(r"归[^，。；\s]{1,8}?(?:维护|负责|管理|管)")
 _PROHIBITION_RE = re.compile(r"^(?:\*\*)?no\s+[a-z][\w-]*\s+[a-z]", re.I)
 
 
@@ -112,7 +115,7 @@ def _statement_kind(text: str, section_kind: str) -> str | None:
         return "preference"
     if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
         return section_kind
-    if tx.has_cue(text, tx.DECISION_CUES):
+    if tx.has_cue(text, tx.DECISION_CUES) or _OWNED_BY_ZH_RE.search(text):
         return "decision"
     if tx.has_cue(text, tx.RULE_CUES) or _PROHIBITION_RE.match(text):
         return "rule"
