@@ -649,6 +649,11 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         for i in range(len(clauses) - 2, -1, -1):
             if _ZH_WHEN_END_RE.search(clauses[i]):
                 clauses[i:i + 2] = [f"{clauses[i]}，{clauses[i + 1]}"]
+        # What a clause saying only who agreed ("..., Dana 同意了") agrees to is all that came
+        # before it: one clause of the title.
+        agreed = next((i for i, c in enumerate(clauses) if i and _WHO_AGREED_RE.match(c)), 0)
+        if agreed:
+            clauses[:agreed + 1] = ["，".join(clauses[:agreed])]
         # A clause that names its person beats one that says 她/他 (SPEC §11: a title is
         # never about a bare pronoun): "recon 重构陈静很想做，Dana 那边也同意让她一起".
         named = [c for c in clauses if not _ZH_BARE_PRONOUN_RE.search(c)]
