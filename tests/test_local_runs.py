@@ -311,3 +311,44 @@ def test_who_owns_what_from_now_on_is_decided_in_chinese_too() -> None:
     found = units(body)
     assert [u for u in found if "归小周维护" in str(u["summary"])], found
     assert not [u for u in found if "维护窗口" in said(u)], found
+
+
+# An item that makes no claim of its own (no cue word) about the things the item next to it
+# makes a claim about is that claim's detail (issue 21: "Every design doc needs a "Non-goals"
+# section" after "She wants design docs to be at most four pages" was in no node; a status line
+# and the decision that follows it). Two claims stay two topics; an item sharing one word (a
+# system both name) with its neighbour is another agenda point.
+ONE_TOPIC_TWO_ITEMS = {
+    "en": ("""1:1 Maya / Joe, 4 Feb
+
+- She wants design docs to be at most five pages. Anything longer means the scope is too big.
+- Every design doc has an "Alternatives" section, she reads that first.
+- She prefers not to be tagged on PRs unless they touch billing.
+""", "Alternatives", "five pages", "tagged"),
+    "zh": ("""# 1:1 小周 2/17
+
+- 她希望设计文档控制在五页以内，超过了说明范围太大，要拆。
+- 每个设计文档都有一节「不做什么」，她先看那一节。
+- 她更喜欢在 PR 里直接评论，不喜欢开会。
+""", "不做什么", "五页", "PR 里直接评论"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_item_without_a_claim_is_the_detail_of_its_neighbours_claim(lang: str) -> None:
+    body, detail, claim, other = ONE_TOPIC_TWO_ITEMS[lang]
+    found = units(body)
+    home = [u for u in found if detail in said(u)]
+    assert len(home) == 1 and claim in said(home[0]), found
+    assert other not in said(home[0])
+    assert [u for u in found if other in said(u)]
+
+
+def test_an_item_sharing_one_word_with_a_claim_is_another_agenda_point() -> None:
+    body = """# API review, 10 Apr
+
+- `GET /v1/refunds`: cursor pagination, fine. Decision: page_size max is 100 from now on.
+- The refund body had `"amount": "12.50"`, sent back.
+"""
+    found = units(body)
+    assert not [u for u in found if "12.50" in said(u) and "page_size" in said(u)], found

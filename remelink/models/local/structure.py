@@ -503,7 +503,9 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
     loose: list[list[runs.Piece]] = []  # runs that gave no unit but state a value
     homes: list[tuple[runs.Piece, Candidate]] = []  # (the run's first piece, its unit)
     listings: list[tuple[list[runs.Piece], Candidate]] = []  # a lead-in and its list
-    for run in runs.cut(found.pieces):
+    named = frozenset(w for n in people.named(title, note.body, note.path)
+                      for w in decide.things(n))
+    for run in runs.cut(found.pieces, named):
         stated = [p for p in run if p.kind in ("item", "num") and _long_enough(p.text)
                   and not _is_chatter(p.text)]
         if runs.is_listing(run) and len(stated) >= 2 and all(p.cand is None for p in run):
