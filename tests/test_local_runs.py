@@ -149,6 +149,10 @@ def test_a_fragment_is_joined_to_its_topic(body: str, fragment: str | None, join
     ("应该返回 200 和空列表。", True),
     ("这个要先在测试库验证一下。", True),
     ("客户端把 404 当成路由错误。", False),
+    # "Remaining" presupposes the whole it is the rest of: what came before (issue 21).
+    ("Remaining producers to flip: payouts, fees, refunds.", True),
+    ("剩下的两个 producer 下周切。", True),
+    ("其余的告警先不动。", True),
 ])
 def test_refers_back(text: str, back: bool) -> None:
     assert runs.refers_back(text) is back
@@ -352,3 +356,19 @@ def test_an_item_sharing_one_word_with_a_claim_is_another_agenda_point() -> None
 """
     found = units(body)
     assert not [u for u in found if "12.50" in said(u) and "page_size" in said(u)], found
+
+
+def test_what_remains_of_a_workstream_is_that_workstreams_point() -> None:
+    # "Remaining producers to flip" after the handover of the migration (realistic dev 3/09):
+    # the rest of what the item before it is about, not a topic of its own.
+    body = """# Platform sync — 9 Mar
+
+- Ana moves to the FX project next week. **Joe takes over the ledger-consumer migration** from
+  Ana, including the HTTP path removal.
+- Remaining producers to flip: payouts, fees. Joe wants one per week, not all at once.
+- Shanghai-hours secondary on-call: approved, starting April.
+"""
+    found = units(body)
+    home = [u for u in found if "Remaining producers" in said(u)]
+    assert len(home) == 1 and "takes over" in said(home[0]), found
+    assert "Shanghai" not in said(home[0])

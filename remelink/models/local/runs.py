@@ -40,14 +40,15 @@ class Piece:
     part: str = ""
 
 
-# An English statement that opens by pointing back at what came before it.
+# An English statement that opens by pointing back at what came before it; `Remaining ...`
+# is the rest of what came before (`Remaining producers to flip: ...` after the migration).
 # (`There is ...`, `Here's how` open a statement of their own, or point forward.)
 _BACK_EN = tx.word_set("""it its it's this that these those such so which then thus hence
-                          otherwise instead""")
-# A Chinese statement that opens with a demonstrative or with no subject of its own (a modal or
-# a connective first: the subject is the previous statement's).
+                          otherwise instead remaining""")
+# A Chinese statement that opens with a demonstrative, the rest of something (剩下的), or with no
+# subject of its own (a modal or a connective first: the subject is the previous statement's).
 _BACK_ZH_RE = re.compile(
-    r"^(?:这|那|它|其|此|该|应该|应当|应|需要|必须|得|可以|也|还|就|都|又|但|但是|所以|因此|不过|"
+    r"^(?:这|那|它|其|此|该|剩下|应该|应当|应|需要|必须|得|可以|也|还|就|都|又|但|但是|所以|因此|不过|"
     r"而且|并且|否则|不然|于是|结果|然后)")
 _DANGLING_ZH = ("的", "和", "与", "在", "把", "被", "对", "从", "因为", "所以", "但", "而", "是")
 
