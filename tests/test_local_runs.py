@@ -149,6 +149,10 @@ def test_a_fragment_is_joined_to_its_topic(body: str, fragment: str | None, join
     ("应该返回 200 和空列表。", True),
     ("这个要先在测试库验证一下。", True),
     ("客户端把 404 当成路由错误。", False),
+    # "Remaining" presupposes the whole it is the rest of: what came before (issue 21).
+    ("Remaining producers to flip: payouts, fees, refunds.", True),
+    ("剩下的两个 producer 下周切。", True),
+    ("其余的告警先不动。", True),
 ])
 def test_refers_back(text: str, back: bool) -> None:
     assert runs.refers_back(text) is back
@@ -240,3 +244,131 @@ def test_a_lead_ins_points_are_kept_and_named_by_their_topic(
 def test_a_dated_title_does_not_name_a_topic() -> None:
     found = units(REVIEW_EN.replace("# Code review of the fee-service refactor", "# Thursday"))
     assert len(found) == 1 and found[0]["name"] != "Thursday"
+
+
+# What a note measured, then what it decided from it (issue 21: a month-start review gave one
+# node per measurement and one for the decision): the list of bare values is the decision's
+# evidence, read first; a list with a claim of its own stays its own topics.
+MEASURED_THEN_DECIDED = {
+    "en": ("""# March month-start, pgb-ledger
+
+Ana and Joe watched the 2 Mar peak.
+
+- Peak concurrency about 2.8x a normal day.
+- cl_waiting max 7, p99 310 ms.
+- ledgerdb had ~180 of its 400 connections in use at the top, with 3 pgbouncers at 70 each.
+
+Decision (Ana, Joe OK'd it): the pool goes down to 50 per pgbouncer instance. 3 × 50 = 150.
+""", ("2.8x", "cl_waiting max 7", "~180 of its 400", "50 per pgbouncer")),
+    "zh": ("""# 3 月月初高峰，pgb-ledger
+
+小周和阿明看了 3/2 的高峰。
+
+- 峰值并发大约是平时的 2.8 倍。
+- cl_waiting 最高 7，p99 310 ms。
+- ledgerdb 高峰时用了 400 个连接里的 180 个左右。
+
+决定（小周，阿明同意）：连接池降到每个 pgbouncer 50。3 × 50 = 150，留有余量。
+""", ("2.8 倍", "cl_waiting 最高 7", "180 个", "每个 pgbouncer 50")),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_values_a_decision_was_drawn_from_are_that_decision(lang: str) -> None:
+    body, needles = MEASURED_THEN_DECIDED[lang]
+    found = units(body)
+    assert len(found) == 1, [u["name"] for u in found]
+    text = said(found[0])
+    assert all(n in text for n in needles), text
+    # The evidence reads in the note's order, before the decision's own reasons.
+    assert text.index(needles[0]) < text.index(needles[1]) < text.index(needles[2])
+
+
+def test_values_after_a_decision_or_beside_claims_stay_their_own() -> None:
+    # A meeting's points, one of them a decision: each agenda item is its own topic.
+    body = """# Platform sync 2 Mar
+
+- Card captures flip to async postings on Thursday, 3 producers left.
+- Felix: outbox table migration merged, 2 connectors in staging.
+
+Decision: retention on `ledger.v2` goes to 14 days.
+"""
+    found = units(body)
+    assert len(found) >= 2, [u["name"] for u in found]
+    body = """# Month-start
+
+Decision: the pool goes down to 50 per pgbouncer instance.
+
+- Peak concurrency about 2.8x a normal day.
+"""
+    assert len(units(body)) == 2
+
+
+def test_who_owns_what_from_now_on_is_decided_in_chinese_too() -> None:
+    # `Ines takes over the migration` is a decision; so is the thing going to its owner
+    # ("... 以后归何伟维护"): a 1:1's item was dropped as a passing mention (issue 21).
+    body = """# 1:1 小周 4/13
+
+- ledger-export 的告警规则以后归小周维护。阿明要专心做 fees，交接上周做完了。
+- 周三的维护窗口挪到了晚上，大家都知道了。
+"""
+    found = units(body)
+    assert [u for u in found if "归小周维护" in str(u["summary"])], found
+    assert not [u for u in found if "维护窗口" in said(u)], found
+
+
+# An item that makes no claim of its own (no cue word) about the things the item next to it
+# makes a claim about is that claim's detail (issue 21: "Every design doc needs a "Non-goals"
+# section" after "She wants design docs to be at most four pages" was in no node; a status line
+# and the decision that follows it). Two claims stay two topics; an item sharing one word (a
+# system both name) with its neighbour is another agenda point.
+ONE_TOPIC_TWO_ITEMS = {
+    "en": ("""1:1 Maya / Joe, 4 Feb
+
+- She wants design docs to be at most five pages. Anything longer means the scope is too big.
+- Every design doc has an "Alternatives" section, she reads that first.
+- She prefers not to be tagged on PRs unless they touch billing.
+""", "Alternatives", "five pages", "tagged"),
+    "zh": ("""# 1:1 小周 2/17
+
+- 她希望设计文档控制在五页以内，超过了说明范围太大，要拆。
+- 每个设计文档都有一节「不做什么」，她先看那一节。
+- 她更喜欢在 PR 里直接评论，不喜欢开会。
+""", "不做什么", "五页", "PR 里直接评论"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_item_without_a_claim_is_the_detail_of_its_neighbours_claim(lang: str) -> None:
+    body, detail, claim, other = ONE_TOPIC_TWO_ITEMS[lang]
+    found = units(body)
+    home = [u for u in found if detail in said(u)]
+    assert len(home) == 1 and claim in said(home[0]), found
+    assert other not in said(home[0])
+    assert [u for u in found if other in said(u)]
+
+
+def test_an_item_sharing_one_word_with_a_claim_is_another_agenda_point() -> None:
+    body = """# API review, 10 Apr
+
+- `GET /v1/refunds`: cursor pagination, fine. Decision: page_size max is 100 from now on.
+- The refund body had `"amount": "12.50"`, sent back.
+"""
+    found = units(body)
+    assert not [u for u in found if "12.50" in said(u) and "page_size" in said(u)], found
+
+
+def test_what_remains_of_a_workstream_is_that_workstreams_point() -> None:
+    # "Remaining producers to flip" after the handover of the migration (realistic dev 3/09):
+    # the rest of what the item before it is about, not a topic of its own.
+    body = """# Platform sync — 9 Mar
+
+- Ana moves to the FX project next week. **Joe takes over the ledger-consumer migration** from
+  Ana, including the HTTP path removal.
+- Remaining producers to flip: payouts, fees. Joe wants one per week, not all at once.
+- Shanghai-hours secondary on-call: approved, starting April.
+"""
+    found = units(body)
+    home = [u for u in found if "Remaining producers" in said(u)]
+    assert len(home) == 1 and "takes over" in said(home[0]), found
+    assert "Shanghai" not in said(home[0])

@@ -325,3 +325,16 @@ def test_a_word_of_a_longer_name_is_no_tag(text: str) -> None:
     is part of one name, which no tag spells."""
     found = set(tags.candidates(text))
     assert found == {"Olu"}, found
+
+
+@pytest.mark.parametrize(("statement", "title"), [
+    ("第二轮 shadow 结束了，下周一开始做 primary，Dana 同意了。",
+     "第二轮 shadow 结束了，下周一开始做 primary"),
+    ("灰度到 25% 再停一天，刘洋也同意了。", "灰度到 25% 再停一天"),
+    ("Retention goes to 14 days, Dana OK'd it.", "Retention goes to 14 days"),
+])
+def test_a_clause_that_only_says_who_agreed_is_no_title(statement: str, title: str) -> None:
+    """Who agreed carries the decision's cue but says nothing of what was decided: the node of
+    a 1:1's item was titled "Dana 同意了" (issue 21, realistic dev). What it agrees to is all
+    that came before it."""
+    assert tx.title_from(statement) == title

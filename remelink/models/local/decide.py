@@ -753,6 +753,11 @@ def _things(text: str) -> set[str]:
                     for i in range(len(run) - 1)}
 
 
+def things(text: str) -> set[str]:
+    """What a statement speaks of besides its values (_things)."""
+    return _things(text)
+
+
 def _quoted_change(unit_text: str, node_sentences: Sequence[str]) -> Disagreement | None:
     """A statement of the unit sets a value from then on (it decides or corrects), and another
     statement of it writes the value a node sentence states, of the same measure, as the old one

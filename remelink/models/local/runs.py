@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from remelink.models.local import fenced
+from remelink.models.local import decide, fenced
 from remelink.models.local import points as pt
 from remelink.models.local import text as tx
 from remelink.models.local.candidate import Candidate
@@ -40,14 +40,15 @@ class Piece:
     part: str = ""
 
 
-# An English statement that opens by pointing back at what came before it.
+# An English statement that opens by pointing back at what came before it; `Remaining ...`
+# is the rest of what came before (`Remaining producers to flip: ...` after the migration).
 # (`There is ...`, `Here's how` open a statement of their own, or point forward.)
 _BACK_EN = tx.word_set("""it its it's this that these those such so which then thus hence
-                          otherwise instead""")
-# A Chinese statement that opens with a demonstrative or with no subject of its own (a modal or
-# a connective first: the subject is the previous statement's).
+                          otherwise instead remaining""")
+# A Chinese statement that opens with a demonstrative, the rest of something (剩下的), or with no
+# subject of its own (a modal or a connective first: the subject is the previous statement's).
 _BACK_ZH_RE = re.compile(
-    r"^(?:这|那|它|其|此|该|应该|应当|应|需要|必须|得|可以|也|还|就|都|又|但|但是|所以|因此|不过|"
+    r"^(?:这|那|它|其|此|该|剩下|应该|应当|应|需要|必须|得|可以|也|还|就|都|又|但|但是|所以|因此|不过|"
     r"而且|并且|否则|不然|于是|结果|然后)")
 _DANGLING_ZH = ("的", "和", "与", "在", "把", "被", "对", "从", "因为", "所以", "但", "而", "是")
 
@@ -89,13 +90,38 @@ _AUXILIARY = tx.word_set("is was are were am do does did has have had can could 
 _PRONOUN = tx.word_set("it i you he she we they this that there here what who")
 
 
-def _continues(run: list[Piece], piece: Piece) -> bool:
+# Two statements speak of the same thing when they share this many things (decide.things:
+# words, names of systems, two-character Chinese words) besides the people the note names: one
+# shared word is a system two agenda points both touch (`refunds`).
+SAME_THINGS = 2
+
+
+def _details(run: list[Piece], piece: Piece, people: frozenset[str]) -> bool:
+    """Two items next to each other in one list, one of them making a claim (a candidate) and
+    the other none, about the same things: the item without a claim is the claim's detail
+    (`Every design doc has a "Non-goals" section` under `She wants design docs to be at most
+    four pages`; a status line and the decision taken on it). A run holds one claim at most
+    this way: two claims are two topics."""
+    prev = run[-1]
+    if prev.kind not in ("item", "num") or piece.kind not in ("item", "num") or \
+            piece.block != prev.block + 1:
+        return False
+    claims = sum(p.cand is not None for p in run) + (piece.cand is not None)
+    if claims != 1 or (prev.cand is None) == (piece.cand is None):
+        return False
+    shared = decide.things(prev.text) & decide.things(piece.text)
+    return len(shared - people) >= SAME_THINGS
+
+
+def _continues(run: list[Piece], piece: Piece, people: frozenset[str] = frozenset()) -> bool:
     prev = run[-1]
     if prev.section != piece.section:
         return False
     if prev.block == piece.block:
         return True  # one paragraph, one thought
     if _leads_in(prev.text) or refers_back(piece.text):
+        return True
+    if _details(run, piece, people):
         return True
     # The items of a list that a lead-in line introduces are its points.
     heads = [i for i, p in enumerate(run) if p.kind not in ("item", "num")]
@@ -115,11 +141,11 @@ def _leads_in(text: str) -> bool:
         fenced.strip(text).rstrip().endswith((":", "："))
 
 
-def cut(pieces: list[Piece]) -> list[list[Piece]]:
-    """The note's runs, in order."""
+def cut(pieces: list[Piece], people: frozenset[str] = frozenset()) -> list[list[Piece]]:
+    """The note's runs, in order (`people`: the names the note names, lower case)."""
     runs: list[list[Piece]] = []
     for piece in pieces:
-        if runs and _continues(runs[-1], piece):
+        if runs and _continues(runs[-1], piece, people):
             runs[-1].append(piece)
         else:
             runs.append([piece])

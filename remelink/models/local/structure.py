@@ -89,6 +89,9 @@ _SAID_RE = re.compile(rf"^(?:{tx.REPORTED_RE.pattern})\s*[:：]\s*\S")
 
 
 # A prohibition written as a noun phrase (`No network calls inside a DB transaction.`).
+# Who owns what is decided (tx.DECISION_CUES: `接手`, `来负责`); in Chinese also said as the
+# thing going to its owner: "payout-runner 的 on-call runbook 以后归何伟维护".
+_OWNED_BY_ZH_RE = re.compile(r"归[^，。；\s]{1,8}?(?:维护|负责|管理|管)")
 _PROHIBITION_RE = re.compile(r"^(?:\*\*)?no\s+[a-z][\w-]*\s+[a-z]", re.I)
 
 
@@ -112,7 +115,7 @@ def _statement_kind(text: str, section_kind: str) -> str | None:
         return "preference"
     if section_kind in ("decision", "preference", "lesson", "definition", "finding"):
         return section_kind
-    if tx.has_cue(text, tx.DECISION_CUES):
+    if tx.has_cue(text, tx.DECISION_CUES) or _OWNED_BY_ZH_RE.search(text):
         return "decision"
     if tx.has_cue(text, tx.RULE_CUES) or _PROHIBITION_RE.match(text):
         return "rule"
@@ -500,7 +503,9 @@ def _runs(found: _Note, note: Note, title: str, parts: list[sections.Section], i
     loose: list[list[runs.Piece]] = []  # runs that gave no unit but state a value
     homes: list[tuple[runs.Piece, Candidate]] = []  # (the run's first piece, its unit)
     listings: list[tuple[list[runs.Piece], Candidate]] = []  # a lead-in and its list
-    for run in runs.cut(found.pieces):
+    named = frozenset(w for n in people.named(title, note.body, note.path)
+                      for w in decide.things(n))
+    for run in runs.cut(found.pieces, named):
         stated = [p for p in run if p.kind in ("item", "num") and _long_enough(p.text)
                   and not _is_chatter(p.text)]
         if runs.is_listing(run) and len(stated) >= 2 and all(p.cand is None for p in run):
@@ -578,6 +583,7 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
     topics)."""
     held = " ".join(text for c in found.out
                     for text in [c.statement, *(pt.text_of(p) for p in c.points)])
+    evidence: dict[int, int] = {}  # id of a decision -> where its next evidence line goes
     for run in loose:
         if all(p.text in held for p in run):
             continue  # already in a unit (a runbook's lead-in: `The handover happens ...`)
@@ -600,6 +606,20 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
             else:
                 home.points += new
             continue
+        chose = _drawn_from(run, loose, homes) if first.kind in ("item", "num") else None
+        if chose is not None:
+            # What the note measured, then decided from it (`- cl_waiting max 4, p99 290 ms.`
+            # ... `Decision: the pool goes back down to 60`): the values are the decision's
+            # evidence, read first, in the note's order (one node per topic).
+            if id(chose) not in evidence:
+                evidence[id(chose)] = next((i for i, q in enumerate(chose.points)
+                                            if q.startswith("text: ")), len(chose.points))
+            at = evidence[id(chose)]
+            new = [f"text: - {p.text}" for p in run if p.text not in chose.statement
+                   and _prose(p.text) and not _is_chatter(p.text)]
+            chose.points[at:at] = new
+            evidence[id(chose)] = at + len(new)
+            continue
         # A value needs few words to state (`灰度还是 5% → 25% → 100%，不变`).
         lead = next((p for p in run if _states_value(p.text) and _short_value(p.text)), None)
         if lead is None:
@@ -613,6 +633,33 @@ def _values(found: _Note, note: Note, loose: list[list[runs.Piece]],
             found.out.append(kept)
             homes.append((first, kept))
     found.out.sort(key=lambda c: c.order)
+
+
+def _drawn_from(run: list[runs.Piece], loose: list[list[runs.Piece]],
+                homes: list[tuple[runs.Piece, Candidate]]) -> Candidate | None:
+    """The decision a list of bare values was drawn from: the first paragraph of the same
+    section after the list that decides, when nothing between them states a claim of its own
+    (every list item between is a bare value too). A list with claims among its items is a
+    meeting's points, each its own topic; values after a decision are not what it chose from."""
+    last = run[-1]
+    later = sorted(((p, c) for p, c in homes if p.section == last.section and
+                    p.block > last.block), key=lambda x: x[0].block)
+    if not later:
+        return None
+    p, chose = later[0]
+    if p.kind != "para" or chose.kind != "decision":
+        return None
+    # Between the list and the decision, only bare values (loose list items) or nothing.
+    blocks = {q.block for r in loose for q in r if q.kind in ("item", "num")}
+    between = [q for r in loose for q in r if q.section == last.section and
+               last.block < q.block < p.block]
+    if not all(q.block in blocks for q in between):
+        return None
+    # ... and the decision speaks of something the list measures (`3 pgbouncers at 80 each` /
+    # `60 per pgbouncer instance`); who decided (its parenthesis) is no such thing.
+    listed = " ".join(q.text for q in [*run, *between])
+    decided = tx.drop_parentheticals(chose.statement)
+    return chose if decide.things(listed) & decide.things(decided) else None
 
 
 def _join(runbook: Candidate, item: Candidate | str) -> None:

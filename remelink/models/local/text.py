@@ -437,6 +437,15 @@ def core_statement(text: str) -> str:
 _ZH_FROM_RE = re.compile(r"^(?:从|自|由)[^，,。]{1,10}(?:开始|起)$")
 
 
+# A clause that only says who agreed ("Dana 同意了", "刘洋也点头了", "Dana OK'd it"): it carries
+# the decision's cue but says nothing of what was decided; the clause it agrees to is the topic.
+_WHO_AGREED_RE = re.compile(
+    r"^(?:[A-Z][\w'’-]*|[\u4e00-\u9fff]{2,3})\s*(?:那边|这边)?\s*(?:也|都|已经)?\s*"
+    r"(?:同意|批准|拍板|点头|OK|ok|确认)了?(?:\s*(?:it|this|that))?$"
+    r"|^(?:[A-Z][\w'’-]*)\s+(?:also\s+)?(?:agreed|approved|OK'd|signed off)"
+    r"(?:\s+(?:it|this|that|on it))?$")
+
+
 def _cue_clause(clauses: list[str]) -> str:
     """The first clause that carries a cue (what the statement is about), else the first. A
     clause that is the cue word alone ("决定：从 4 月开始，月结前封版四天") labels the clause
@@ -444,7 +453,7 @@ def _cue_clause(clauses: list[str]) -> str:
     for cues in (PREFERENCE_CUES, RULE_CUES, DECISION_CUES):
         words = {c.strip() for c in cues}
         for i, clause in enumerate(clauses):
-            if has_cue(clause, cues):
+            if has_cue(clause, cues) and not _WHO_AGREED_RE.match(clause.strip()):
                 if clause.strip().lower() in words:
                     rest = [c for c in clauses[i + 1:] if not _ZH_FROM_RE.match(c)]
                     if rest:
@@ -640,6 +649,11 @@ def title_from(statement: str, *, max_words: int = 12, cut_words: int = 8,
         for i in range(len(clauses) - 2, -1, -1):
             if _ZH_WHEN_END_RE.search(clauses[i]):
                 clauses[i:i + 2] = [f"{clauses[i]}，{clauses[i + 1]}"]
+        # What a clause saying only who agreed ("..., Dana 同意了") agrees to is all that came
+        # before it: one clause of the title.
+        agreed = next((i for i, c in enumerate(clauses) if i and _WHO_AGREED_RE.match(c)), 0)
+        if agreed:
+            clauses[:agreed + 1] = ["，".join(clauses[:agreed])]
         # A clause that names its person beats one that says 她/他 (SPEC §11: a title is
         # never about a bare pronoun): "recon 重构陈静很想做，Dana 那边也同意让她一起".
         named = [c for c in clauses if not _ZH_BARE_PRONOUN_RE.search(c)]
