@@ -294,8 +294,22 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
     return parts
 
 
+def _text_sections(points: Sequence[str]) -> list[str]:
+    """The heading each `text:` line of the points sits under (its `section:` mark, "" for
+    none), in the order of roles["text"]; a line of another note sits under none of this
+    note's headings."""
+    out: list[str] = []
+    heading, source = "", 0
+    for p in pt.parse_all(points):
+        if p.role == "section":
+            heading, source = ("" if p.text == pt.NO_SECTION else p.text), p.source
+        elif p.role == "text" and p.text:
+            out.append(heading if p.source == source else "")
+    return out
+
+
 def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], lang: str,
-                     *, labels: bool) -> list[str]:
+                     *, labels: bool, sections: Sequence[str] = ()) -> list[str]:
     """A rule, preference, fact or concept: the statement, then only what the notes give
     (the reason, how to apply it, its context, further points, a follow-up)."""
     why = roles.get("why", [])
@@ -307,10 +321,28 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
     # A document's lines, as written and in its order (its statements, the lines that carry
     # its code), less the author's story: each its own paragraph, none condensed, so no
     # command is lost.
-    lines = [line for line in roles.get("text", [])
+    texts = roles.get("text", [])
+    heads = list(sections) if len(sections) == len(texts) else [""] * len(texts)
+    pairs = [(line, head) for line, head in zip(texts, heads, strict=True)
              if tx.clean_statement(line).removeprefix("- ") not in tx.clean_statement(summary)]
-    kept, left = _taught(lines)
+    lines = [line for line, _ in pairs]
+    kept, left = _taught(lines, [head for _, head in pairs])
+    # A kept line keeps the heading of its section (issue 21): a level-3 heading before the
+    # first line the node keeps of that section, each heading once (`## Sources` stays the
+    # only level-2 section the engine writes).
+    under: list[str] = []
+    at = 0
     for line in kept:
+        while lines[at] is not line:
+            at += 1
+        under.append(pairs[at][1])
+        at += 1
+    shown, written = "", set()
+    for line, head in zip(kept, under, strict=True):
+        if head != shown and head and head.casefold() not in written:
+            parts.append(f"### {head}")
+            written.add(head.casefold())
+        shown = head
         # An item of the note's list ends as its author ended it (`- [deno.zip](url)`, `-
         # Two laptop power supplies`): a "." would be added to a name, a link or a path.
         line = line.strip() if line.startswith("- ") else _end(line, lang)
@@ -343,7 +375,7 @@ PROSE_WORDS = 150  # a document's prose a node keeps in full before keeping only
 _REUSED_RE = re.compile(r"https?://|\bwww\.|(?<![A-Za-z0-9_.-])\d")
 
 
-def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
+def _taught(lines: Sequence[str], heads: Sequence[str] = ()) -> tuple[list[str], int]:
     """What a node keeps of a document's lines (SPEC 7.1: an abstraction, not a copy), in the
     note's order. What people reuse is always kept: a line with a block or with code (what it
     says of the code is the how-to: `... indicated `botocore...LimitExceededException` but
@@ -351,14 +383,21 @@ def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
     number, a URL, a rule or decision, an item of the document's lists. The rest is prose:
     kept up to about PROSE_WORDS words, the first lines first, except the author's story
     (tx.is_narration: "I wanted to ...", "So I tried X first", an aside in parentheses), which
-    stays in the note. Returns the kept lines and the prose words left out (the Sources
-    sentence links the note that has them)."""
-    story = [tx.is_narration(line) for line in lines]
+    stays in the note. The author's notices about the note (tx.is_notice: `Update: ...`, `I was
+    wrong`, every line under a heading that opens one, `heads` giving each line's heading) are
+    statements of the note, always kept. Returns the kept lines and the prose words left out
+    (the Sources sentence links the note that has them)."""
+    heads = list(heads) if len(heads) == len(lines) else [""] * len(lines)
+    notices = [tx.is_notice(line) or (bool(head) and tx.is_notice_heading(head))
+               for line, head in zip(lines, heads, strict=True)]
+    story = [tx.is_narration(line) and not notice for line, notice in zip(lines, notices,
+                                                                          strict=True)]
     reused = []
-    for line, told in zip(lines, story, strict=True):
+    for line, told, notice in zip(lines, story, notices, strict=True):
         names_code = any(m.strip() for m in re.findall(r"`([^`\n]*)`", fenced.strip(line)))
         plain = re.sub(r"`[^`\n]*`", " ", fenced.strip(line))
-        reused.append(fenced.has_block(line) or names_code or bool(_REUSED_RE.search(plain)) or (
+        reused.append(notice or fenced.has_block(line) or names_code or bool(
+            _REUSED_RE.search(plain)) or (
             not told and (line.startswith("- ") or tx.states_rule(line) or
                           tx.has_cue(plain, tx.DECISION_CUES))))
     # A lead-in belongs with what it introduces (`... the shortlist:` before its list).
@@ -421,7 +460,8 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
     elif bucket == "procedure":
         parts = _procedure(name, statement, roles, lang)
     else:
-        parts = _statement_parts(statement, summary, roles, lang, labels=bucket == "personal")
+        parts = _statement_parts(statement, summary, roles, lang, labels=bucket == "personal",
+                                 sections=_text_sections(points))
     rest = list(related)
     if related:
         woven, rest = weave("\n\n".join(parts), related)
