@@ -61,6 +61,33 @@ The test server closed idle connections after 5 seconds while the client reused 
 """
 
 
+RUNBOOK = """# Running Dolly 2.0 on Paperspace
+
+Here's what I did.
+
+1. Start a new GPU instance with `paperspace machines create --gpu A100`.
+2. Run `pip install transformers torch accelerate -U` in its terminal.
+3. Run `python -c "import dolly"` to load the model.
+
+## Dolly v2-3b on Colab
+
+A notebook runs the smaller model on Colab with `device_map="auto"` in 10-30 seconds.
+"""
+
+
+DESIGN = """# Posting consumer design
+
+## Design
+
+Producers publish a `PostingRequested` event to the Kafka topic `journal.postings.v2`.
+
+## Failure handling
+
+A posting that fails validation goes to `journal.postings.dlq` and pages the on-call after 10
+messages in 5 minutes.
+"""
+
+
 def _node(digest: dict[str, str], note: str) -> str:
     found = [text for text in digest.values() if f"[[{note}" in text]
     assert len(found) == 1, list(digest)
@@ -107,6 +134,23 @@ def test_the_authors_notices_are_kept_with_their_label_in_their_place(tmp_path: 
     # A retraction is kept whole: the node does not state the wrong claim alone.
     assert "I was entirely wrong about the ETag header" in body
     assert "My bug fix was incorrect" in body
+
+
+def test_a_line_after_a_runbooks_steps_keeps_its_heading(tmp_path: Path) -> None:
+    digest = dream(tmp_path, {"resource/2024-05-01/dolly.md": RUNBOOK})
+    body = _body(_node(digest, "resource/2024-05-01/dolly.md"))
+    assert re.search(r"^1\. Start a new GPU instance", body, re.M)  # still a runbook
+    assert _heading_over(body, 'device_map="auto"') == "Dolly v2-3b on Colab"
+
+
+def test_a_lesson_drawn_after_the_walk_sits_under_no_heading(tmp_path: Path) -> None:
+    # A failure section's statements become lessons after the walk (their order is no
+    # section of the note): the node is written, each line once.
+    digest = dream(tmp_path, {"resource/2024-05-01/design.md": DESIGN})
+    body = _body(_node(digest, "resource/2024-05-01/design.md"))
+    assert "`journal.postings.v2`" in body and "`journal.postings.dlq`" in body
+    written = re.findall(r"^#+ (.*)$", body, re.M)
+    assert len(written) == len(set(written))
 
 
 def test_a_debugging_logs_label_headings_are_roles_not_headings(tmp_path: Path) -> None:

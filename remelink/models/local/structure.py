@@ -438,8 +438,14 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     name = tx.capitalised(name)
     own = next((c for c in procedures if c.name == name), None)
     if own is not None:
-        # The runbook the note's title names is the topic: its statements join it.
-        for _, item in topic:
+        # The runbook the note's title names is the topic: its statements join it, each
+        # under its section's heading (issue 21).
+        heading = ""
+        for s_index, item in topic:
+            shown = _shown_heading(_section(parts, s_index), title)
+            if shown != heading:
+                own.points.append(f"section: {shown or pt.NO_SECTION}")
+                heading = shown
             _join(own, item)
         return
     lead = _opening(parts)
@@ -449,7 +455,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
         # A line keeps the heading of the section it sits under (issue 21): a `section:`
         # mark before the first line of each section, written as a heading (write.py) before
         # the first line of it the node keeps; "" where a section shows none.
-        shown = _shown_heading(parts[s_index], title)
+        shown = _shown_heading(_section(parts, s_index), title)
         if shown != heading:
             points.append(f"section: {shown or pt.NO_SECTION}")
             heading = shown
@@ -483,11 +489,19 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     found.out.sort(key=lambda c: c.order)
 
 
-def _shown_heading(section: sections.Section, title: str) -> str:
+def _section(parts: list[sections.Section], s_index: int) -> sections.Section | None:
+    """The section of this index; None for the order a statement made after the walk takes
+    (a lesson drawn from a cause or a failure: 98, 99), which is no section of the note."""
+    return parts[s_index] if 0 <= s_index < len(parts) else None
+
+
+def _shown_heading(section: sections.Section | None, title: str) -> str:
     """The heading a node writes over the lines of a section: a document's own heading of
     level 2 or deeper, unless it is the note's title or a label the engine reads as a role
     (`## Symptom`, `## Fix`, `## 决定`, `## Steps`: a kind of section, one word or a short
     Chinese noun)."""
+    if section is None:
+        return ""
     heading = " ".join(section.heading.split()).strip()
     if section.level < 2 or not heading:
         return ""

@@ -243,7 +243,8 @@ def _listed(role: str, items: Sequence[str], lang: str, numbered: bool = False) 
     return _LABELS[lang][role] + "\n" + "\n".join(lines)
 
 
-def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str) -> list[str]:
+def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str,
+               sections: Sequence[str] = ()) -> list[str]:
     steps = roles.get("step") or list(roles.get("point", []))
     debug = bool(roles.get("symptom") or roles.get("cause") or roles.get("lesson"))
     parts: list[str] = []
@@ -279,8 +280,13 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         if roles.get("step"):
             # What the note writes after its steps (`Rollback: ...`, a caveat) stays with them,
             # each line as written; the author's story stays in the note.
-            kept, left = _taught(roles.get("point", []))
-            parts += [_end(p, lang) for p in kept]
+            # A line of another section of a how-to keeps its heading (issue 21).
+            lines = roles.get("point", [])
+            heads = list(sections) if len(sections) == len(lines) else [""] * len(lines)
+            kept, left = _taught(lines, heads)
+            for line, head in zip(kept, _headings(kept, lines, heads), strict=True):
+                parts += [f"### {head}"] if head else []
+                parts.append(_end(line, lang))
             if left >= LEFT_WORDS:
                 parts.append(_REST[lang][any(fenced.has_block(p) for p in kept)])
         if roles.get("outcome"):
@@ -294,17 +300,37 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
     return parts
 
 
-def _text_sections(points: Sequence[str]) -> list[str]:
-    """The heading each `text:` line of the points sits under (its `section:` mark, "" for
-    none), in the order of roles["text"]; a line of another note sits under none of this
-    note's headings."""
+def _text_sections(points: Sequence[str], role: str = "text") -> list[str]:
+    """The heading each `text:` line (or line of `role`) of the points sits under (its
+    `section:` mark, "" for none), in the order of roles[role]; a line of another note sits
+    under none of this note's headings."""
     out: list[str] = []
     heading, source = "", 0
     for p in pt.parse_all(points):
         if p.role == "section":
             heading, source = ("" if p.text == pt.NO_SECTION else p.text), p.source
-        elif p.role == "text" and p.text:
+        elif p.role == role and p.text:
             out.append(heading if p.source == source else "")
+    return out
+
+
+def _headings(kept: Sequence[str], lines: Sequence[str], heads: Sequence[str]) -> list[str]:
+    """For each kept line (a subsequence of `lines`, each line under `heads`), the heading to
+    write before it: its section's, before the first kept line of that section, each heading
+    once; "" for none."""
+    out: list[str] = []
+    at = 0
+    shown, written = "", set()
+    for line in kept:
+        while lines[at] is not line:
+            at += 1
+        head = heads[at]
+        at += 1
+        new = head != shown and bool(head) and head.casefold() not in written
+        out.append(head if new else "")
+        if new:
+            written.add(head.casefold())
+        shown = head
     return out
 
 
@@ -330,19 +356,10 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
     # A kept line keeps the heading of its section (issue 21): a level-3 heading before the
     # first line the node keeps of that section, each heading once (`## Sources` stays the
     # only level-2 section the engine writes).
-    under: list[str] = []
-    at = 0
-    for line in kept:
-        while lines[at] is not line:
-            at += 1
-        under.append(pairs[at][1])
-        at += 1
-    shown, written = "", set()
-    for line, head in zip(kept, under, strict=True):
-        if head != shown and head and head.casefold() not in written:
+    for line, head in zip(kept, _headings(kept, lines, [head for _, head in pairs]),
+                          strict=True):
+        if head:
             parts.append(f"### {head}")
-            written.add(head.casefold())
-        shown = head
         # An item of the note's list ends as its author ended it (`- [deno.zip](url)`, `-
         # Two laptop power supplies`): a "." would be added to a name, a link or a path.
         line = line.strip() if line.startswith("- ") else _end(line, lang)
@@ -458,7 +475,7 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
     if said:
         parts = _told_parts(statement, points, said, lang)
     elif bucket == "procedure":
-        parts = _procedure(name, statement, roles, lang)
+        parts = _procedure(name, statement, roles, lang, _text_sections(points, "point"))
     else:
         parts = _statement_parts(statement, summary, roles, lang, labels=bucket == "personal",
                                  sections=_text_sections(points))
