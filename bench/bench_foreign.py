@@ -24,6 +24,13 @@ Read from the digest it leaves:
   line label (`Rule of thumb:`), a person's name alone, or a single common word;
 - titles cut: a name that ends on a function word (`... on one`, `... because`, `的`) or at the
   dot of an identifier (`date.`), or that leaves a bracket or backtick open;
+- headings written: each `##`/`###` heading of a note whose section has a line kept (a prose
+  sentence or a code item of it found in a node citing the note), and of those, how many such
+  a node writes as a heading (any level, same words): a line keeps what it is about;
+- notices kept: each update, note or warning the author adds to their own note (a paragraph
+  labelled `Update:`, `**Note:**`, `Warning:`, `Update 17th January 2024:`, quoted or not, a
+  paragraph saying `I was wrong`, or a quote that opens the note before its body) whose first
+  sentence, label included, is found as words in a node citing the note;
 - realistic vaults only: key facts kept (bench_coverage.kept), chatter nodes (nodes whose
   Sources cite only notes the key marks as chatter), related pairs linked
   (bench/quality/relations.py);
@@ -108,6 +115,10 @@ class Figures:
     cut: list[str] = field(default_factory=list)
     extra: dict[str, str] = field(default_factory=dict)
     lost: list[str] = field(default_factory=list)  # key facts not kept (realistic vaults)
+    headed: int = 0  # headings of the notes whose section has a line kept (note_headings)
+    headed_written: int = 0  # ... written as a heading in a node citing the note
+    notices: int = 0  # the authors' notices about their notes (note_notices)
+    notices_kept: int = 0  # ... found with their label in a node citing the note
 
 
 def _frontmatter(text: str) -> tuple[dict[str, str], str]:
@@ -197,6 +208,62 @@ def note_sentences(text: str) -> list[str]:
             words = _words(sentence)
             if len(words.split()) >= 4:
                 out.append(words)
+    return out
+
+
+def note_headings(text: str) -> list[tuple[str, str]]:
+    """(heading, the text of its section) of each `##`/`###` heading outside code; a section
+    runs to the next heading of level 3 or less."""
+    out: list[tuple[str, list[str]]] = []
+    fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fence = not fence
+        m = None if fence else re.match(r"^(#{1,3})\s+(.+?)\s*#*\s*$", line)
+        if m:
+            out.append((m.group(2), []) if len(m.group(1)) >= 2 else ("", []))
+        elif out:
+            out[-1][1].append(line)
+    return [(h, "\n".join(lines)) for h, lines in out if h]
+
+
+_NOTICE = re.compile(r"^(?:updated?|update\s+\d|note|warning|caution|important|correction|"
+                     r"erratum|edit)\b[^:\n]{0,30}:\s*\S|\bI was (?:\w+ )?wrong\b", re.I)
+
+
+def note_notices(text: str) -> list[str]:
+    """The first sentence (label included, as words: _words) of each notice the author adds
+    to their own note: a paragraph labelled `Update:`, `**Note:**`, `Warning:` or `Update 17th
+    January 2024:` (quoted or not), one saying `I was wrong`, or a quote that opens the note
+    (its first paragraph after the title)."""
+    paras: list[str] = []
+    current: list[str] = []
+    fence = False
+    for line in [*text.split("\n"), ""]:
+        if _FENCE.match(line.lstrip("> ")):
+            fence = not fence
+            current.append("`code`")
+            continue
+        if fence:
+            continue
+        if not line.strip() or line.startswith("#"):
+            if current:
+                paras.append(" ".join(current))
+                current = []
+            if line.startswith("# "):
+                paras.append("# title")
+            continue
+        current.append(line.strip())
+    out: list[str] = []
+    for i, para in enumerate(paras):
+        quote = para.startswith(">")
+        plain = re.sub(r"(?:^|\s)>(?=\s|$)", " ", para).replace("**", "").strip()
+        opens = quote and (i == 0 or (i == 1 and paras[0] == "# title"))
+        if plain.endswith("?") or not (opens or _NOTICE.search(plain)):
+            continue
+        first = _words(_SENTENCE_END.split(plain.split("`code`")[0])[0])  # up to a block
+        if len(first.split()) >= 4:
+            out.append(first)
     return out
 
 
@@ -323,6 +390,16 @@ def read_figures(fig: Figures, vault: Path, notes: dict[str, str],
         for sentence in note_sentences(text):
             fig.sentences += 1
             fig.sentences_kept += sentence in said
+        heads = {_squash(h).strip("*").casefold() for n in citing
+                 for h in _HEADING.findall(n.body)}
+        for heading, section in note_headings(text):
+            if any(s in said for s in note_sentences(section)) or any(
+                    _squash(c) in b for c in note_code(section) for b in bodies):
+                fig.headed += 1
+                fig.headed_written += _squash(heading).strip("*").casefold() in heads
+        for notice in note_notices(text):
+            fig.notices += 1
+            fig.notices_kept += notice in said
         for words, link in note_links(text):
             fig.link_items += 1
             fig.link_words += any(_squash(words) in b for b in bodies)
@@ -462,6 +539,10 @@ def report(fig: Figures, verbose: bool) -> str:
         f"  prose sentences kept: {fig.sentences_kept} of {fig.sentences} "
         f"({fig.sentences_kept / max(1, fig.sentences):.1%})",
         f"  label titles/descriptions: {len(fig.labels)}; cut: {len(fig.cut)}",
+        f"  headings whose section has a line kept: {fig.headed}, written as a heading "
+        f"{fig.headed_written} ({fig.headed_written / max(1, fig.headed):.1%})",
+        f"  notices (updates, notes, warnings) of the notes: {fig.notices}, kept "
+        f"{fig.notices_kept}",
     ]
     if fig.prose:
         words = fig.prose

@@ -10,7 +10,10 @@ words that say the unit's point again, `again@2: Dana repeated: status goes in .
 Sources sentence quotes them, the body does not repeat them), and `under` (the lead-in of the
 list a line is in, when it says the list is said again: `under: Agreed / reminders`), and
 `link` (a markdown link of the note whose words the unit says, `link: the README<TAB>[the
-README](https://...)`: weblinks.py puts it back on those words in the written prose).
+README](https://...)`: weblinks.py puts it back on those words in the written prose), and
+`section` (the heading of the document's section the `text:` lines after it sit under,
+`section: Using this with pytest`, written as a heading before the first of them a node keeps;
+`section: -` (NO_SECTION) where they sit under none).
 `status@2: 70 % of shards done` is a later status line of a workstream (status.py), dated by
 its note when written. Points without a known role are plain statements (an LLM's points).
 """
@@ -23,7 +26,8 @@ from dataclasses import dataclass
 
 PROSE_ROLES = ("step", "failure", "why", "point", "input", "symptom", "cause", "outcome",
                "lesson", "context", "apply", "followup", "check", "text", "status")
-META_ROLES = ("said", "again", "under", "link")
+META_ROLES = ("said", "again", "under", "link", "section")
+NO_SECTION = "-"  # `section: -`: the lines after it sit under no heading a node shows
 _POINT_RE = re.compile(r"^([a-z]+)(?:@(\d+))?: (.*)$", re.S)
 
 

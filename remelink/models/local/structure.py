@@ -175,6 +175,7 @@ class _Note:
     listed: set[int] = field(default_factory=set)  # ids of the items written as list items
     quoted: set[int] = field(default_factory=set)  # ids of the items read in a quote
     problems: set[int] = field(default_factory=set)  # ids of the problems a document states
+    notices: set[int] = field(default_factory=set)  # ids of the author's notices (tx.is_notice)
     block: str = ""  # the kind of block being read (`item`, `num`, `para`)
     blocks: int = 0  # blocks read so far (the id of the one being read)
     pieces: list[runs.Piece] = field(default_factory=list)  # a daily note's statements
@@ -235,6 +236,15 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
         for b_index, (k, raw) in enumerate(blocks):
             found.block = "aside" if k == "para" and _aside(raw) else k
             found.blocks += 1
+            if k == "para" and not note.path.startswith(DAILY) and _notice(
+                    raw, section, found.blocks == 1 and section.level <= 1):
+                # The author's own update, note or warning, or a retraction (issue 21): a
+                # statement of the note, kept whole with its label, in its place.
+                notice = tx.clean_statement(_unquoted(raw))
+                found.block = "para"
+                _said(found, s_index, notice)
+                found.notices.add(id(notice))
+                continue
             # A lead-in (`... the options are:`) and the list it introduces belong together
             # (issue 21): in a document both are kept, the items however short.
             after = blocks[b_index + 1][0] if b_index + 1 < len(blocks) else ""
@@ -431,13 +441,27 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     name = tx.capitalised(name)
     own = next((c for c in procedures if c.name == name), None)
     if own is not None:
-        # The runbook the note's title names is the topic: its statements join it.
-        for _, item in topic:
+        # The runbook the note's title names is the topic: its statements join it, each
+        # under its section's heading (issue 21).
+        heading = ""
+        for s_index, item in topic:
+            shown = _shown_heading(_section(parts, s_index), title)
+            if shown != heading:
+                own.points.append(f"section: {shown or pt.NO_SECTION}")
+                heading = shown
             _join(own, item)
         return
     lead = _opening(parts)
     points: list[str] = []
-    for _, item in topic:
+    heading = ""
+    for s_index, item in topic:
+        # A line keeps the heading of the section it sits under (issue 21): a `section:`
+        # mark before the first line of each section, written as a heading (write.py) before
+        # the first line of it the node keeps; "" where a section shows none.
+        shown = _shown_heading(_section(parts, s_index), title)
+        if shown != heading:
+            points.append(f"section: {shown or pt.NO_SECTION}")
+            heading = shown
         mark = "- " if id(item) in found.listed else ""
         if isinstance(item, str):
             points.append(f"text: {mark}{item}")
@@ -449,7 +473,7 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
     texts = [item.statement if isinstance(item, Candidate) else item for _, item in topic]
     # The problem a document solves is no statement of what it says (its design, its answer).
     authored = [t for (_, item), t in zip(topic, texts, strict=True)
-                if id(item) not in found.quoted and id(item) not in found.problems]
+                if id(item) not in found.quoted | found.problems | found.notices]
     statement = lead or next((t for t in authored if _stands_alone(t)), "") or \
         next((t for t in authored if _prose(t)), texts[0])
     points = [p for p in points if p not in (f"text: {statement}", f"text: - {statement}")]
@@ -466,6 +490,29 @@ def _topics(found: _Note, note: Note, title: str, parts: list[sections.Section],
         weight=max([c.weight for c in members] or [_WEIGHT["finding"]]) + 0.5 * len(topic),
         order=(index, topic[0][0]), roles={note.path: "topic"}))
     found.out.sort(key=lambda c: c.order)
+
+
+def _section(parts: list[sections.Section], s_index: int) -> sections.Section | None:
+    """The section of this index; None for the order a statement made after the walk takes
+    (a lesson drawn from a cause or a failure: 98, 99), which is no section of the note."""
+    return parts[s_index] if 0 <= s_index < len(parts) else None
+
+
+def _shown_heading(section: sections.Section | None, title: str) -> str:
+    """The heading a node writes over the lines of a section: a document's own heading of
+    level 2 or deeper, unless it is the note's title or a label the engine reads as a role
+    (`## Symptom`, `## Fix`, `## 决定`, `## Steps`: a kind of section, one word or a short
+    Chinese noun)."""
+    if section is None:
+        return ""
+    heading = " ".join(section.heading.split()).strip()
+    if section.level < 2 or not heading:
+        return ""
+    if heading.casefold().strip(" .:：") == " ".join(title.split()).casefold().strip(" .:："):
+        return ""
+    if tx.heading_kind(heading) != "neutral" and _labels(heading.strip(" #:：")):
+        return ""
+    return heading
 
 
 def _read(found: _Note, before: tuple[int, int, int], piece: runs.Piece) -> None:
@@ -697,6 +744,31 @@ _CONTINUES_RE = re.compile(r"^\s*(?:\.{3}|…|(?:which|and|but|or|so|then|that|b
                            r"whereas|although|though|since|until|unless)\b)")
 
 
+def _unquoted(text: str) -> str:
+    """A quote's words without its quote marks (`> **Update:** ...`, its lines joined)."""
+    if not text.lstrip().startswith(">"):
+        return text
+    return re.sub(r"(?:^|\s)>(?=\s|$)", " ", text).strip()
+
+
+def _notice(raw: str, section: sections.Section, first: bool) -> bool:
+    """A paragraph of a document that is its author's notice about it: labelled (`Update:`,
+    `Note:`, `Warning:`) or retracting (tx.is_notice), quoted or not; any paragraph of a
+    section whose heading opens a notice (`## Update`, `## I was wrong`); or a quote that opens
+    the note, before its body (`> The OOB flow described in this document has been scheduled
+    for deprecation by Google.`), unless it asks. A quote holding a code block is read as
+    before (its code keeps it)."""
+    quote = raw.lstrip().startswith(">")
+    if raw.lstrip().startswith(("!", "<")) or (quote and fenced.has_block(raw)):
+        return False
+    text = tx.clean_statement(_unquoted(raw))
+    if not text or tx.asks(text):
+        return False
+    if tx.is_notice(text) or (section.level >= 2 and tx.is_notice_heading(section.heading)):
+        return True
+    return quote and first and _long_enough(text)
+
+
 def _aside(text: str) -> bool:
     """A quote (`> ...`, someone else's words or a later update) or an image."""
     return text.lstrip().startswith((">", "!", "<"))
@@ -715,7 +787,7 @@ def _opening(parts: list[sections.Section]) -> str:
             return ""
         for k, raw in sections.blocks(section.lines):
             text = tx.clean_statement(raw)
-            if k == "para" and _aside(raw):
+            if k == "para" and (_aside(raw) or tx.is_notice(text)):
                 continue  # a quote, an update notice, an image: not the author's opening
             if k != "para" or not text or _label(text):
                 return ""

@@ -1271,3 +1271,33 @@ def is_narration(text: str) -> bool:
         return False  # `I believe this only works over HTTPS`: a claim the author hedges
     # `I` as a name of a thing (`I/O`, `I.e.`) is no speaker.
     return m is not None and not re.match(r"^I[/.]", plain[m.end() - 1:])
+
+
+# A notice the author adds to their own note (issue 21): a label of its own at the start of a
+# paragraph (`Update:`, `**UPDATE:**`, `Update 17th January 2024:`, `Note:`, `Warning:`,
+# `更新：`), a date allowed between the label and its colon, nothing else; or a sentence that
+# takes back what the note said (`I was entirely wrong`, `My bug fix was incorrect`).
+_NOTICE_RE = re.compile(
+    r"^[\W_]*(?:updated?|update\s+\d+|note|nb|warning|caution|important|heads[- ]up|"
+    r"correction|erratum|edit(?:ed)?|更新|注意|警告|更正|勘误)"
+    r"(?:[\s,]+(?:on\s+)?(?=[^:：\n]{0,30}\d)[^:：\n]{1,30})?[\W_]{0,3}[:：]\s*\S", re.I)
+_RETRACTS_RE = re.compile(
+    r"\bI\s+was\s+(?:\w+\s+)?(?:wrong|mistaken)\b|\bmy\s+(?:\w+\s+){0,3}was\s+(?:\w+\s+)?"
+    r"(?:incorrect|wrong)\b|\bscratch that\b|我(?:之前)?(?:说|写)?错了", re.I)
+
+
+def is_notice(text: str) -> bool:
+    """A notice of the note's author about their own note: an update, a note or warning
+    label, or a retraction. It is a statement of the note, kept with its label in its place."""
+    plain = " ".join(fenced.strip(text).split())
+    return bool(_NOTICE_RE.match(plain) or _RETRACTS_RE.search(plain))
+
+
+def is_notice_heading(heading: str) -> bool:
+    """A heading that opens a notice (`## Update`, `## Correction, 3 May`, `## I was wrong`)."""
+    plain = " ".join(heading.strip(" #*").split())
+    return bool(_NOTICE_HEADING_RE.match(plain) or _RETRACTS_RE.search(plain))
+
+
+_NOTICE_HEADING_RE = re.compile(r"(?:updated?|correction|erratum|edit|warning|更新|更正|勘误)"
+                                r"(?:\s*$|\s*[:：,(]|\s+(?:on\s+)?\d)", re.I)

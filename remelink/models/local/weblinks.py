@@ -98,7 +98,9 @@ def relink(prose: str, links: Sequence[tuple[str, str]], *, kept: str = "") -> s
     # The engine's own sentences (a related node's "See also ...") hold no words of the notes;
     # nor do the lines the node had. (Links put in keep every line where it was.)
     own = set(write.without_related_sentences(head).split("\n"))
-    closed = [line in old or line not in own or code for line, code in
+    # A heading (a document's section, issue 21) says what the lines under it are about: a
+    # link goes where its words are first said in the prose.
+    closed = [line in old or line not in own or code or line.startswith("#") for line, code in
               zip(head.split("\n"), _code_lines(head), strict=True)]
     # Longer words first: `vips dzsave` is placed before `vips` could take its first word.
     for words, link in sorted(links, key=lambda wl: -len(wl[0])):

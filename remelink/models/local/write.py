@@ -243,7 +243,8 @@ def _listed(role: str, items: Sequence[str], lang: str, numbered: bool = False) 
     return _LABELS[lang][role] + "\n" + "\n".join(lines)
 
 
-def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str) -> list[str]:
+def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str,
+               sections: Sequence[str] = ()) -> list[str]:
     steps = roles.get("step") or list(roles.get("point", []))
     debug = bool(roles.get("symptom") or roles.get("cause") or roles.get("lesson"))
     parts: list[str] = []
@@ -279,8 +280,13 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
         if roles.get("step"):
             # What the note writes after its steps (`Rollback: ...`, a caveat) stays with them,
             # each line as written; the author's story stays in the note.
-            kept, left = _taught(roles.get("point", []))
-            parts += [_end(p, lang) for p in kept]
+            # A line of another section of a how-to keeps its heading (issue 21).
+            lines = roles.get("point", [])
+            heads = list(sections) if len(sections) == len(lines) else [""] * len(lines)
+            kept, left = _taught(lines, heads)
+            for line, head in zip(kept, _headings(kept, lines, heads), strict=True):
+                parts += [f"### {head}"] if head else []
+                parts.append(_end(line, lang))
             if left >= LEFT_WORDS:
                 parts.append(_REST[lang][any(fenced.has_block(p) for p in kept)])
         if roles.get("outcome"):
@@ -294,8 +300,42 @@ def _procedure(name: str, statement: str, roles: dict[str, list[str]], lang: str
     return parts
 
 
+def _text_sections(points: Sequence[str], role: str = "text") -> list[str]:
+    """The heading each `text:` line (or line of `role`) of the points sits under (its
+    `section:` mark, "" for none), in the order of roles[role]; a line of another note sits
+    under none of this note's headings."""
+    out: list[str] = []
+    heading, source = "", 0
+    for p in pt.parse_all(points):
+        if p.role == "section":
+            heading, source = ("" if p.text == pt.NO_SECTION else p.text), p.source
+        elif p.role == role and p.text:
+            out.append(heading if p.source == source else "")
+    return out
+
+
+def _headings(kept: Sequence[str], lines: Sequence[str], heads: Sequence[str]) -> list[str]:
+    """For each kept line (a subsequence of `lines`, each line under `heads`), the heading to
+    write before it: its section's, before the first kept line of that section, each heading
+    once; "" for none."""
+    out: list[str] = []
+    at = 0
+    shown, written = "", set()
+    for line in kept:
+        while lines[at] is not line:
+            at += 1
+        head = heads[at]
+        at += 1
+        new = head != shown and bool(head) and head.casefold() not in written
+        out.append(head if new else "")
+        if new:
+            written.add(head.casefold())
+        shown = head
+    return out
+
+
 def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], lang: str,
-                     *, labels: bool) -> list[str]:
+                     *, labels: bool, sections: Sequence[str] = ()) -> list[str]:
     """A rule, preference, fact or concept: the statement, then only what the notes give
     (the reason, how to apply it, its context, further points, a follow-up)."""
     why = roles.get("why", [])
@@ -307,10 +347,19 @@ def _statement_parts(statement: str, summary: str, roles: dict[str, list[str]], 
     # A document's lines, as written and in its order (its statements, the lines that carry
     # its code), less the author's story: each its own paragraph, none condensed, so no
     # command is lost.
-    lines = [line for line in roles.get("text", [])
+    texts = roles.get("text", [])
+    heads = list(sections) if len(sections) == len(texts) else [""] * len(texts)
+    pairs = [(line, head) for line, head in zip(texts, heads, strict=True)
              if tx.clean_statement(line).removeprefix("- ") not in tx.clean_statement(summary)]
-    kept, left = _taught(lines)
-    for line in kept:
+    lines = [line for line, _ in pairs]
+    kept, left = _taught(lines, [head for _, head in pairs])
+    # A kept line keeps the heading of its section (issue 21): a level-3 heading before the
+    # first line the node keeps of that section, each heading once (`## Sources` stays the
+    # only level-2 section the engine writes).
+    for line, head in zip(kept, _headings(kept, lines, [head for _, head in pairs]),
+                          strict=True):
+        if head:
+            parts.append(f"### {head}")
         # An item of the note's list ends as its author ended it (`- [deno.zip](url)`, `-
         # Two laptop power supplies`): a "." would be added to a name, a link or a path.
         line = line.strip() if line.startswith("- ") else _end(line, lang)
@@ -343,7 +392,7 @@ PROSE_WORDS = 150  # a document's prose a node keeps in full before keeping only
 _REUSED_RE = re.compile(r"https?://|\bwww\.|(?<![A-Za-z0-9_.-])\d")
 
 
-def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
+def _taught(lines: Sequence[str], heads: Sequence[str] = ()) -> tuple[list[str], int]:
     """What a node keeps of a document's lines (SPEC 7.1: an abstraction, not a copy), in the
     note's order. What people reuse is always kept: a line with a block or with code (what it
     says of the code is the how-to: `... indicated `botocore...LimitExceededException` but
@@ -351,14 +400,22 @@ def _taught(lines: Sequence[str]) -> tuple[list[str], int]:
     number, a URL, a rule or decision, an item of the document's lists. The rest is prose:
     kept up to about PROSE_WORDS words, the first lines first, except the author's story
     (tx.is_narration: "I wanted to ...", "So I tried X first", an aside in parentheses), which
-    stays in the note. Returns the kept lines and the words of what it teaches left out (the
-    Sources sentence links the note that has them; the story left out counts for nothing)."""
-    story = [tx.is_narration(line) for line in lines]
+    stays in the note. The author's notices about the note (tx.is_notice: `Update: ...`, `I was
+    wrong`, every line under a heading that opens one, `heads` giving each line's heading) are
+    statements of the note, always kept. Returns the kept lines and the words of what it
+    teaches left out (the Sources sentence links the note that has them; the story left out
+    counts for nothing)."""
+    heads = list(heads) if len(heads) == len(lines) else [""] * len(lines)
+    notices = [tx.is_notice(line) or (bool(head) and tx.is_notice_heading(head))
+               for line, head in zip(lines, heads, strict=True)]
+    story = [tx.is_narration(line) and not notice for line, notice in zip(lines, notices,
+                                                                          strict=True)]
     reused = []
-    for line, told in zip(lines, story, strict=True):
+    for line, told, notice in zip(lines, story, notices, strict=True):
         names_code = any(m.strip() for m in re.findall(r"`([^`\n]*)`", fenced.strip(line)))
         plain = re.sub(r"`[^`\n]*`", " ", fenced.strip(line))
-        reused.append(fenced.has_block(line) or names_code or bool(_REUSED_RE.search(plain)) or (
+        reused.append(notice or fenced.has_block(line) or names_code or bool(
+            _REUSED_RE.search(plain)) or (
             not told and (line.startswith("- ") or tx.states_rule(line) or
                           tx.has_cue(plain, tx.DECISION_CUES))))
     # A lead-in belongs with what it introduces (`... the shortlist:` before its list).
@@ -419,9 +476,10 @@ def node_body(bucket: str, name: str, summary: str, points: Sequence[str], lang:
     if said:
         parts = _told_parts(statement, points, said, lang)
     elif bucket == "procedure":
-        parts = _procedure(name, statement, roles, lang)
+        parts = _procedure(name, statement, roles, lang, _text_sections(points, "point"))
     else:
-        parts = _statement_parts(statement, summary, roles, lang, labels=bucket == "personal")
+        parts = _statement_parts(statement, summary, roles, lang, labels=bucket == "personal",
+                                 sections=_text_sections(points))
     rest = list(related)
     if related:
         woven, rest = weave("\n\n".join(parts), related)
