@@ -656,6 +656,12 @@ class LocalModel:
             # the same unit integrated twice must change nothing.
             related = [r for r in related if r[0] != target and f"[[{r[0]}" not in note.body
                        and not (r[0] in notes and f"[[{target}" in notes[r[0]].body)]
+            if not any(relate.drawn_from(note.body, p) for p in paths):
+                # "The same note also records ..." says the node's own note records the other:
+                # not so of a node that only gains this unit's note as restating or correcting
+                # it (an English guide a Chinese review restates). Related, said as such.
+                related = [write.Related(r[0], r[1], "similar") if getattr(r, "reason", "") ==
+                           "source" else r for r in related]
             classes[target] = "same_abstraction"
             return self._update(target, note, comp, name, summary, points, bucket, lang,
                                 related, sources, today, classes, web)

@@ -401,6 +401,14 @@ def _by_link(note: Note, entry: Linked, unit_topic: set[str]) -> bool:
     return bool({w for w in context & linking if w not in _COMMON_ZH})
 
 
+def drawn_from(body: str, path: str) -> bool:
+    """`path` is the first note the node's Sources section cites: the note it is drawn from
+    (engine: a node this unit only restates or corrects is not "the same note" as the unit's)."""
+    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
+    first = re.search(r"\[\[([^\]|#]+)", body[m.end():]) if m else None
+    return first is not None and first.group(1).strip() in (path, path.removesuffix(".md"))
+
+
 def cites(body: str, path: str) -> bool:
     """The node body links `path` (in its Sources, or anywhere), with or without an anchor or
     an alias."""
