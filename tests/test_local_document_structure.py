@@ -203,3 +203,19 @@ def test_every_kept_section_line_is_preceded_by_its_heading(
             if needle in body and needle not in first:
                 assert _heading_over(body, needle) == heading
         assert lint_links(root).errors == 0
+
+
+def test_code_is_copied_longer_than_what_came_out_of_it() -> None:
+    """A node copies a 60-line `python` block (the code a how-to exists for), but points to a
+    60-line block of output or data (`json`, `text`, or no language named): a 77-line output
+    copied beside its code made a node longer than its note."""
+    from remelink.models.local import fenced
+
+    body = [f"    x{i} = {i}" for i in range(60)]
+    for lang, copied in (("python", True), ("sql", True), ("yaml", True), ("json", False),
+                         ("text", False), ("", False)):
+        block = [f"```{lang}", *body, "```"]
+        (line, is_block), = fenced.split_body(block, 1, "resource/a.md")
+        assert is_block
+        assert (fenced.unfold(line).split("\n") == block) is copied, lang
+        assert ("60-line" in fenced.unfold(line)) is not copied, lang

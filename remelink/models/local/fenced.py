@@ -5,10 +5,11 @@ fenced block would not survive that, so extraction folds each block into one tok
 of those steps touches (its spaces, newlines, `*`, `_` and backticks mapped to private-use
 characters between two markers) and attaches it to the line it follows ("Bump the image:");
 the writer unfolds it back into the block, byte for byte, indented under its list item. A
-block longer than `MAX_LINES` is not copied: the node points to it (`the 152-line block at
-line 120 of [[note]]`), so no block is ever cut. (It was 30 lines until issue 21's reading of
-what a node keeps: the 51-line query a how-to exists for was only a pointer, in 45 of the til
-tune sample's nodes; at 80, 6 are left, the long outputs and data dumps.)
+block longer than `max_lines` is not copied: the node points to it (`the 152-line block at
+line 120 of [[note]]`), so no block is ever cut. Code may be longer (MAX_LINES) than what came
+out of it (DATA_MAX_LINES: output, data, a block that names no language): until issue 21's
+reading of what a node keeps every block stopped at 30 lines, and the 51-line query a how-to
+exists for was only a pointer.
 """
 
 from __future__ import annotations
@@ -16,6 +17,22 @@ from __future__ import annotations
 import re
 
 MAX_LINES = 80
+# A block that shows what came out (`json`, `text`, `output`, a log, a table, a quote, or a
+# block that names no language, which in these notes is mostly output): 30 lines, as every
+# block was before. A 77-line output copied while the code beside it was a pointer, and a
+# 74-line strace dump, made nodes longer than their notes.
+DATA_MAX_LINES = 30
+_DATA_LANGS = frozenset(("", "json", "jsonl", "ndjson", "text", "txt", "plain", "plaintext",
+                         "output", "out", "log", "logs", "csv", "tsv", "xml", "console-output"))
+
+
+def max_lines(fence_line: str) -> int:
+    """How long a block opened by `fence_line` may be and still be copied into a node: code
+    (a language named: `python`, `sql`, `yaml`, `bash`) up to MAX_LINES, output and data up to
+    DATA_MAX_LINES."""
+    words = _FENCE_RE.sub("", fence_line).strip().split()
+    lang = words[0].lower().strip("{}.") if words else ""
+    return DATA_MAX_LINES if lang in _DATA_LANGS else MAX_LINES
 START, END = "\ue010", "\ue011"
 _ENCODE = {" ": "\ue000", "\n": "\ue001", "*": "\ue002", "_": "\ue003", "`": "\ue004",
            "\t": "\ue005", "[": "\ue006", "]": "\ue007"}
@@ -63,7 +80,7 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
         if end > i:
             block = lines[i:end]
             out.append((pointer(block, first_line + i, path, quote=True)
-                        if len(block) > MAX_LINES else fold(block), True))
+                        if len(block) > DATA_MAX_LINES else fold(block), True))
             i = end
             continue
         if not m:
@@ -75,8 +92,8 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
                 while block and not block[-1].strip():
                     block.pop()
                 block = ["```", *block, "```"]
-                out.append((pointer(block, first_line + i, path) if len(block) - 2 > MAX_LINES
-                            else fold(block), True))
+                out.append((pointer(block, first_line + i, path)
+                            if len(block) - 2 > max_lines(block[0]) else fold(block), True))
                 out.append(("", False))
                 i = end
                 continue
@@ -91,7 +108,7 @@ def split_body(lines: list[str], first_line: int = 1, path: str = ""
         block = lines[i:j + 1]
         if j >= len(lines):
             block = [*lines[i:], lines[i][:len(lines[i]) - len(lines[i].lstrip())] + fence]
-        if len(block) - 2 > MAX_LINES:
+        if len(block) - 2 > max_lines(block[0]):
             out.append((pointer(block, first_line + i, path), True))
         else:
             out.append((fold(block), True))
