@@ -147,3 +147,27 @@ def test_the_authors_story_left_in_the_note_is_nothing_left_out() -> None:
     prose = [f"The {w} claim is about caching and what a reader needs to know of it."
              for w in ordinals]
     assert write._taught(prose)[1] > 0  # what it teaches, over the budget: left out, counted
+
+
+RECIPE = """# Pisco sour
+
+Here's the recipe I've landed on, after some experimentation, for two drinks.
+
+* 3/4oz simple syrup (1/1 ratio sugar to water by weight) - brown sugar works too
+* 1oz lemon juice
+* 3oz pisco
+* 1 egg white
+* Bitters (Angostura or other)
+
+Dry shake the egg white, lemon juice and simple syrup for about ten seconds.
+"""
+
+
+def test_a_documents_list_is_kept_whole(tmp_path: Path) -> None:
+    """A list is one thing: a recipe's node kept its one long ingredient and none of the four
+    short ones ("1oz lemon juice", "3oz pisco"): every item of a list one item of which is
+    kept is kept."""
+    digest = dream(tmp_path, {"resource/2022-10-08/pisco-sour.md": RECIPE})
+    body = "\n".join(digest.values())
+    for item in ("1oz lemon juice", "3oz pisco", "1 egg white", "Bitters (Angostura or other)"):
+        assert f"- {item}" in body, body

@@ -233,6 +233,7 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
         # The labelled part of a debugging log a statement is in (`**Fix**:` and what follows
         # it up to the next label or heading): its role in the runbook.
         part = kind if kind in _PARTS else ""
+        whole = _whole_lists(blocks) if not note.path.startswith(DAILY) else set()
         for b_index, (k, raw) in enumerate(blocks):
             found.block = "aside" if k == "para" and _aside(raw) else k
             found.blocks += 1
@@ -249,7 +250,8 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
             # (issue 21): in a document both are kept, the items however short.
             after = blocks[b_index + 1][0] if b_index + 1 < len(blocks) else ""
             found.introduced = k in ("item", "num") and (
-                found.introduces or (found.introduced and k == found.listing))
+                found.introduces or (found.introduced and k == found.listing) or
+                b_index in whole)
             found.introduces = k == "para" and after in ("item", "num") and \
                 fenced.strip(raw).rstrip().endswith((":", "："))
             found.listing = k
@@ -336,6 +338,27 @@ def note_candidates(note: Note, meta: dict[str, object], index: int
     if not note.path.startswith(DAILY):
         _topics(found, note, title, parts, procedures, index)
     return found.out, "" if found.out else f"{_reason(found, note)} ({title})"
+
+
+def _whole_lists(blocks: list[tuple[str, str]]) -> set[int]:
+    """The items of a document's lists that are kept whole: every item of a list one item of
+    which says something on its own (is long enough). A list is one thing (a recipe's
+    ingredients, a set of options): "3/4oz simple syrup (1/1 ratio sugar to water by
+    weight) - ..." was kept and "1oz lemon juice", "3oz pisco", "1 egg white" were not."""
+    out: set[int] = set()
+    i = 0
+    while i < len(blocks):
+        kind = blocks[i][0]
+        if kind not in ("item", "num"):
+            i += 1
+            continue
+        j = i
+        while j < len(blocks) and blocks[j][0] == kind:
+            j += 1
+        if any(_long_enough(tx.clean_statement(text)) for _, text in blocks[i:j]):
+            out.update(range(i, j))
+        i = j
+    return out
 
 
 def _bare_label(text: str) -> bool:
