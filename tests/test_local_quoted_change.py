@@ -172,3 +172,18 @@ def test_a_change_from_the_value_of_a_line_deep_in_a_document_corrects_that_line
     # Another value of another line's words is no change of this one.
     other = "queue-cache 的连接数从 80 调到 120：上周高峰排队了。"
     assert decide.classify(decide.compare(other, ZH_DOC_HEAD, ZH_DOC)) != "same_abstraction"
+
+
+def test_code_decides_nothing_and_quotes_nothing() -> None:
+    """A statement cut out of a code block ("/* From now on ... */ .panel { width: 500px;")
+    corrected another note's node, and the correction line quoted the code cut open: the code
+    guard refused it and the unit failed (a SilverBullet note on widgets). The same change in
+    words still corrects."""
+    node = ["The panel is 300px wide on every page."]
+    code = ("The panel was 300px wide, too narrow for the table.\n\n"
+            "```css\n/* From now on the panel is wider: */\n.panel { width: 500px; }\n```\n")
+    assert decide._quoted_change(code, node) is None
+    words = ("The panel was 300px wide, too narrow for the table.\n\n"
+             "From now on the panel is 500px wide.")
+    found = decide._quoted_change(words, node)
+    assert found is not None and found.statement == "From now on the panel is 500px wide."

@@ -766,7 +766,10 @@ def _quoted_change(unit_text: str, node_sentences: Sequence[str]) -> Disagreemen
     the old value in one sentence and set the new one in another. The sentence holding the
     quoted value, on a word of the unit's, is the one the unit corrects (`node_sentences` most
     alike first). A unit that never decides only tells a story with two values."""
-    statements = statements_of(unit_text)
+    # Code decides nothing and quotes no value (a CSS rule `.my-marquee { color: purple; }` in a
+    # SilverBullet note "corrected" another note's node, and its correction line quoted the
+    # code cut open: the guard refused it and the unit failed).
+    statements = [s for s in statements_of(unit_text) if not _code_piece(s)]
     if len(statements) < 2:
         return None
     for i, statement in enumerate(statements):
@@ -1183,6 +1186,12 @@ def replaced(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
             if found is not None:
                 return replace(found, statement=statement.strip())
     return None
+
+
+def _code_piece(text: str) -> bool:
+    """A piece of a note that is code, or cut out of it: it holds a block (written out or
+    folded) or opens an inline code span it does not close."""
+    return _in_code(text) or text.count("`") % 2 == 1
 
 
 def _in_code(text: str) -> bool:
