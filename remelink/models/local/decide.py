@@ -1130,22 +1130,29 @@ def handover(unit_text: str, node_sentences: Sequence[str], idf: IdfFn) -> Disag
     another's place, said as a change, is a correction; said without one it is another fact,
     `entity_conflict`). The sentence names the old holder, not the new one, and most of the
     thing."""
-    for pattern in _HANDOVER_RES:
-        for m in pattern.finditer(unit_text):
-            new, old, thing = m.group("new"), m.group("old"), bag(m.group("thing"))
-            if new in tx._COMMON_CAPS or old in tx._COMMON_CAPS or \
-                    new.casefold() == old.casefold() or not thing:
+    for new, old, thing_text, start in _handover_matches(unit_text):
+        thing = bag(thing_text)
+        if new in tx._COMMON_CAPS or old in tx._COMMON_CAPS or \
+                new.casefold() == old.casefold() or not thing:
+            continue
+        for sentence in node_sentences:
+            # A sentence that records a handover itself is not one holder's claim.
+            if not sentence or _handover_matches(sentence):
                 continue
-            for sentence in node_sentences:
-                # A sentence that records a handover itself is not one holder's claim.
-                if not sentence or any(r.search(sentence) for r in _HANDOVER_RES):
-                    continue
-                if _mentions(old, sentence) and not _mentions(new, sentence) and \
-                        coverage(thing, bag(sentence), idf) >= HANDOVER_COVERAGE:
-                    return Disagreement("owner", f"{new.casefold()} vs {old.casefold()}",
-                                        sentence, True, statement=_sentence_at(unit_text,
-                                                                               m.start()))
+            if _mentions(old, sentence) and not _mentions(new, sentence) and \
+                    coverage(thing, bag(sentence), idf) >= HANDOVER_COVERAGE:
+                return Disagreement("owner", f"{new.casefold()} vs {old.casefold()}",
+                                    sentence, True, statement=_sentence_at(unit_text, start))
     return None
+
+
+@lru_cache(maxsize=tx.TEXT_CACHE)
+def _handover_matches(text: str) -> tuple[tuple[str, str, str, int], ...]:
+    """(new holder, old holder, thing, where) of each handover a text writes, in the order of
+    _HANDOVER_RES: remembered per text (a unit is compared with many nodes, and a node's
+    sentences with many units)."""
+    return tuple((m.group("new"), m.group("old"), m.group("thing"), m.start())
+                 for pattern in _HANDOVER_RES for m in pattern.finditer(text))
 
 
 _CLAUSE_RE = re.compile(r"[,;:，；：]\s*")
@@ -2105,8 +2112,7 @@ _INFLECTED = _inflected_stems(w for pair in (*ANTONYMS, *PERSONS) for w in pair 
 
 def _acts(text: str, pairs: Sequence[tuple[str, str]] = _ANTONYM_STEMS) -> set[str]:
     """The antonym words a text uses (English by stem, in any inflection; Chinese as written)."""
-    stems = {strong_stem(_IRREGULAR.get(t, t)) for t in analyze(text, query=True)
-             if t.isascii()}
+    stems = _act_stems(text)
     stems |= {_INFLECTED[s] for s in stems if s in _INFLECTED}
     out = set()
     for a, b in pairs:
@@ -2114,6 +2120,14 @@ def _acts(text: str, pairs: Sequence[tuple[str, str]] = _ANTONYM_STEMS) -> set[s
             if (w in stems) if w.isascii() else (w in text):
                 out.add(w)
     return out
+
+
+@lru_cache(maxsize=tx.TEXT_CACHE)
+def _act_stems(text: str) -> frozenset[str]:
+    """The stems of a text's English words, irregular forms read as their base (remembered
+    per text: a unit is compared with many nodes)."""
+    return frozenset(strong_stem(_IRREGULAR.get(t, t)) for t in analyze(text, query=True)
+                     if t.isascii())
 
 
 # Opposite manners, said in phrases: one at a time or all together ("Drain GPU nodes one at a
