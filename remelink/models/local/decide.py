@@ -1164,12 +1164,10 @@ def _systems(text: str) -> dict[str, str]:
     the parts of a URL: an address is a page someone went to or an example (`hits to e.g.
     https://til.simonwillison.org/cloudflare?a=1 redirect to ...`), not a system a decision
     puts in another's place."""
-    text = _URL_RE.sub(" ", text)
+    text = tx.URL_RE.sub(" ", text)
     return {m.group(0).casefold(): m.group(0) for m in _NAMED_RE.finditer(text)
             if m.group(0).isascii() and is_identifier(m.group(0))}
 
-
-_URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]]+")
 
 
 def _frame(text: str, names: Iterable[str]) -> Bag:

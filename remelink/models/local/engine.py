@@ -572,7 +572,7 @@ class LocalModel:
         # still is (another line of the note may change that node's value).
         home = [p for p, n in notes.items() if p.startswith(digest) and
                 any(f"[[{s}" in n.body for s in paths)] if echo else []
-        own_nodes = [p for p in home if _first_source(notes[p].body) in paths]
+        own_nodes = [p for p in home if relate.first_source(notes[p].body) in paths]
         home = own_nodes + [p for p in home if p not in own_nodes]
         for path, note in notes.items():
             if path.startswith(digest) and path not in own_nodes:
@@ -1174,14 +1174,6 @@ def _prose(body: str) -> str:
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
     text = body[:m.start()] if m else body
     return tx.clean_statement(text.replace("\n", " "))
-
-
-def _first_source(body: str) -> str:
-    """The note a node is drawn from: the first one its Sources section cites."""
-    m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
-    link = re.search(r"\[\[([^\]|#]+?)(?:\.md)?(?:[|#][^\]]*)?\]\]", body[m.end():]) if m else None
-    return f"{link.group(1)}.md" if link and not link.group(1).endswith(".md") else \
-        (link.group(1) if link else "")
 
 
 def _description(summary: str, lang: str, bucket: str = "", name: str = "",

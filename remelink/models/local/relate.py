@@ -401,12 +401,18 @@ def _by_link(note: Note, entry: Linked, unit_topic: set[str]) -> bool:
     return bool({w for w in context & linking if w not in _COMMON_ZH})
 
 
-def drawn_from(body: str, path: str) -> bool:
-    """`path` is the first note the node's Sources section cites: the note it is drawn from
-    (engine: a node this unit only restates or corrects is not "the same note" as the unit's)."""
+def first_source(body: str) -> str:
+    """The note a node is drawn from: the first one its Sources section cites (with `.md`)."""
     m = re.search(r"^##[ \t]+sources\b.*$", body, re.I | re.M)
-    first = re.search(r"\[\[([^\]|#]+)", body[m.end():]) if m else None
-    return first is not None and first.group(1).strip() in (path, path.removesuffix(".md"))
+    link = re.search(r"\[\[([^\]|#]+?)(?:\.md)?(?:[|#][^\]]*)?\]\]", body[m.end():]) if m else None
+    return f"{link.group(1)}.md" if link and not link.group(1).endswith(".md") else \
+        (link.group(1) if link else "")
+
+
+def drawn_from(body: str, path: str) -> bool:
+    """`path` is the note the node is drawn from (engine: a node this unit only restates or
+    corrects is not "the same note" as the unit's)."""
+    return bool(path) and first_source(body) in (path, f"{path}.md")
 
 
 def cites(body: str, path: str) -> bool:

@@ -757,10 +757,9 @@ def _states(text: str) -> bool:
     alone and is neither the author's story nor a question (`Maybe they removed that
     feature?`)."""
     return (_states_value(text) or (_stands_alone(text) and not tx.is_narration(text))) and \
-        not tx.asks(_URL_RE.sub(" ", text)) and not _CONTINUES_RE.match(text)
+        not tx.asks(tx.URL_RE.sub(" ", text)) and not _CONTINUES_RE.match(text)
 
 
-_URL_RE = re.compile(r"\b(?:https?://|www\.)\S+")  # `?a=1` in an address asks nothing
 # A sentence that goes on from the one before it (`... which didn't work, because ...`, `and
 # then it failed`): it opens on an ellipsis or, in lower case, on a word that joins clauses.
 _CONTINUES_RE = re.compile(r"^\s*(?:\.{3}|…|(?:which|and|but|or|so|then|that|because|while|"

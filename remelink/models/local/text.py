@@ -229,6 +229,10 @@ VALUE_RE = re.compile(
 _ASKS_RE = re.compile(r"[?？]|吗\s*(?:[，,。.!！；;～~]|$)")
 
 
+# An address in prose (`https://...`, `www....`), up to a space or a bracket that closes it.
+URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]]+")
+
+
 def asks(text: str) -> bool:
     """The statement asks something (a question mark, or a Chinese clause ending on 吗)."""
     return bool(_ASKS_RE.search(fenced.strip(text)))
